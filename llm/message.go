@@ -1,0 +1,128 @@
+package llm
+
+import "encoding/json"
+
+// Role says who wrote a [Message].
+type Role string
+
+// The two roles of a conversation. The system prompt is not a message: it is
+// [Request.System].
+const (
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// PartType says what a [Part] holds.
+type PartType string
+
+// The kinds of [Part].
+const (
+	// PartText is plain text: Text.
+	PartText PartType = "text"
+	// PartToolCall is the model asking to run a tool: ID, Name, Args.
+	PartToolCall PartType = "tool_call"
+	// PartToolResult answers the tool call whose id is ID: Text, IsError.
+	PartToolResult PartType = "tool_result"
+	// PartThinking is the model's visible reasoning: Text and, from Claude,
+	// Signature. It must go back to the provider exactly as received.
+	PartThinking PartType = "thinking"
+	// PartRedactedThinking is reasoning the provider encrypted: Data, opaque.
+	PartRedactedThinking PartType = "redacted_thinking"
+)
+
+// Part is one piece of a [Message]. Which fields mean something depends on
+// Type; the zero value of the others is left out of JSON, so a conversation
+// saved with encoding/json loads back unchanged.
+type Part struct {
+	Type PartType `json:"type"`
+	// Text is the text of a text part, the content of a tool result, or the
+	// reasoning of a thinking part.
+	Text string `json:"text,omitempty"`
+	// ID is the provider's id of a tool call; on a tool result it names the
+	// call being answered.
+	ID string `json:"id,omitempty"`
+	// Name is the tool a call asks for.
+	Name string `json:"name,omitempty"`
+	// Args holds the JSON object a tool call passes to the tool.
+	Args json.RawMessage `json:"args,omitempty"`
+	// IsError marks a tool result as a failed call.
+	IsError bool `json:"is_error,omitempty"`
+	// Signature is Claude's signature over a thinking part, byte for byte.
+	Signature string `json:"signature,omitempty"`
+	// Data is the opaque content of a redacted thinking part.
+	Data string `json:"data,omitempty"`
+}
+
+// Text returns a text part.
+func Text(s string) Part { return Part{Type: PartText, Text: s} }
+
+// ToolCall returns a tool call part. Nil or empty args mean "{}".
+func ToolCall(id, name string, args json.RawMessage) Part {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return Part{Type: PartToolCall, ID: id, Name: name, Args: args}
+}
+
+// ToolResult returns the answer to the tool call with the given id.
+func ToolResult(callID, content string, isError bool) Part {
+	return Part{Type: PartToolResult, ID: callID, Text: content, IsError: isError}
+}
+
+// Thinking returns a thinking part with its signature.
+func Thinking(text, signature string) Part {
+	return Part{Type: PartThinking, Text: text, Signature: signature}
+}
+
+// RedactedThinking returns a redacted thinking part.
+func RedactedThinking(data string) Part { return Part{Type: PartRedactedThinking, Data: data} }
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role  Role   `json:"role"`
+	Parts []Part `json:"parts"`
+}
+
+// UserText returns a user message holding one text part.
+func UserText(s string) Message { return Message{Role: User, Parts: []Part{Text(s)}} }
+
+// Text returns the text parts of m joined together.
+func (m Message) Text() string { return joinText(m.Parts) }
+
+// ToolCalls returns the tool call parts of m, in order.
+func (m Message) ToolCalls() []Part { return partsOf(m.Parts, PartToolCall) }
+
+func joinText(parts []Part) string {
+	n, first := 0, -1
+	for i, p := range parts {
+		if p.Type == PartText {
+			n++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return parts[first].Text
+	}
+	var b []byte
+	for _, p := range parts {
+		if p.Type == PartText {
+			b = append(b, p.Text...)
+		}
+	}
+	return string(b)
+}
+
+func partsOf(parts []Part, t PartType) []Part {
+	var out []Part
+	for _, p := range parts {
+		if p.Type == t {
+			out = append(out, p)
+		}
+	}
+	return out
+}

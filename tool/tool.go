@@ -1,0 +1,316 @@
+// Package tool defines the one tool value Bridle uses everywhere: an agent
+// runs it, an MCP server serves it, and an MCP client hands back the tools of
+// someone else's server in the same shape.
+//
+// A tool has a name, a description for the model, a JSON Schema for its
+// arguments, a [Risk], and a function. The function's string is what the
+// model reads; its error reaches the model as a failed call. Arguments are
+// checked against the schema before the function runs, and a panic in the
+// function becomes an error, so a bad call never takes the program down.
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Risk says what running a tool can do to the world.
+type Risk int
+
+// The risks, from least to most.
+const (
+	// Read only looks: files, notes, documentation, searches.
+	Read Risk = iota
+	// Write changes stored data: writes or deletes files or notes.
+	Write
+	// Exec runs code or acts outside: commands, network calls, payments.
+	// It is also the risk of a tool whose effects are not known.
+	Exec
+)
+
+// String returns "read", "write" or "exec".
+func (r Risk) String() string {
+	switch r {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Exec:
+		return "exec"
+	}
+	return fmt.Sprintf("Risk(%d)", int(r))
+}
+
+// ParseRisk reads "read", "write" or "exec".
+func ParseRisk(s string) (Risk, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "read":
+		return Read, nil
+	case "write":
+		return Write, nil
+	case "exec":
+		return Exec, nil
+	}
+	return Exec, fmt.Errorf("unknown risk %q: use read, write or exec", s)
+}
+
+// Func runs a tool. args is a JSON object that already passed the tool's
+// schema. The string is what the model reads; an error is reported to the
+// model as a failed call carrying the error's message.
+type Func func(ctx context.Context, args json.RawMessage) (string, error)
+
+// Tool is a tool a model can call. Build one with [New] from a typed
+// function, or as a literal with a hand-written Schema; either way, pass a
+// literal through [Tool.Prepare] (registries do) so its schema is checked
+// once rather than at call time.
+type Tool struct {
+	// Name is what the model calls: 1 to 64 letters, digits, '_' or '-'.
+	Name string
+	// Description tells the model what the tool does and when to use it.
+	Description string
+	// Schema is the JSON Schema of the arguments: an object schema. Nil
+	// means an object with no properties.
+	Schema json.RawMessage
+	// Risk is what running the tool can do; the zero value is Read.
+	Risk Risk
+	// Func runs the tool.
+	Func Func
+
+	resolved *jsonschema.Resolved
+}
+
+// ErrInvalidArgs is wrapped by every error about the arguments a model
+// wrote, before the tool ran.
+var ErrInvalidArgs = errors.New("invalid arguments")
+
+// MaxNameLen is the longest tool name the model providers accept.
+const MaxNameLen = 64
+
+// CheckName reports whether name is a tool name every provider and MCP
+// client accepts.
+func CheckName(name string) error {
+	if name == "" {
+		return errors.New("tool name is empty")
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("tool name %q is %d characters long; the limit is %d", name, len(name), MaxNameLen)
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("tool name %q has %q: use only letters, digits, '_' and '-'", name, c)
+		}
+	}
+	return nil
+}
+
+var emptyObject = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Prepare checks t and returns a copy whose schema is resolved, so that
+// [Tool.Call] validates without parsing the schema again. It reports an
+// empty or unusable name, a missing Func, and a schema that is not a JSON
+// object schema, each naming the tool.
+func (t Tool) Prepare() (Tool, error) {
+	if err := CheckName(t.Name); err != nil {
+		return t, err
+	}
+	if t.Func == nil {
+		return t, fmt.Errorf("tool %q has no Func", t.Name)
+	}
+	if t.Risk < Read || t.Risk > Exec {
+		return t, fmt.Errorf("tool %q has unknown risk %d", t.Name, int(t.Risk))
+	}
+	if t.resolved != nil {
+		return t, nil
+	}
+	if len(bytes.TrimSpace(t.Schema)) == 0 {
+		t.Schema = emptyObject
+	}
+	rs, err := resolve(t.Schema)
+	if err != nil {
+		return t, fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	t.resolved = rs
+	return t, nil
+}
+
+func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("schema is not a JSON Schema: %v", err)
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("schema must have \"type\": \"object\", not %q", s.Type)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("schema does not resolve: %v", err)
+	}
+	return rs, nil
+}
+
+// New returns a tool whose arguments are the JSON form of In, a struct. The
+// schema is inferred from In: fields are named by their json tags, a
+// `jsonschema:"..."` tag is the field's description for the model, and
+// fields without omitempty are required. New panics if In has no usable
+// schema or the name is not valid: both are programming errors.
+func New[In any](name, description string, risk Risk, fn func(ctx context.Context, in In) (string, error)) Tool {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool.New(%q): cannot infer a schema from %s: %v", name, reflect.TypeFor[In](), err))
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("tool.New(%q): %v", name, err))
+	}
+	t := Tool{
+		Name:        name,
+		Description: description,
+		Schema:      raw,
+		Risk:        risk,
+		Func: func(ctx context.Context, args json.RawMessage) (string, error) {
+			var in In
+			if err := json.Unmarshal(args, &in); err != nil {
+				return "", fmt.Errorf("%w: %v", ErrInvalidArgs, err)
+			}
+			return fn(ctx, in)
+		},
+	}
+	t, err = t.Prepare()
+	if err != nil {
+		panic("tool.New: " + err.Error())
+	}
+	return t
+}
+
+// Call checks args against the schema and runs the tool. Empty args mean
+// "{}". Arguments that are not a JSON object, miss a required field or have
+// a wrong type give an error wrapping [ErrInvalidArgs] that names the field,
+// and the function does not run. A panic in the function is recovered and
+// returned as an error.
+func (t Tool) Call(ctx context.Context, args json.RawMessage) (out string, err error) {
+	if err := t.Validate(args); err != nil {
+		return "", err
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out = ""
+			err = fmt.Errorf("tool %s panicked: %v", t.Name, r)
+		}
+	}()
+	return t.Func(ctx, args)
+}
+
+// Validate checks args against the tool's schema without running it.
+func (t Tool) Validate(args json.RawMessage) error {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 {
+		trimmed = []byte("{}")
+	}
+	var v any
+	if err := json.Unmarshal(trimmed, &v); err != nil {
+		return fmt.Errorf("%w: arguments are not valid JSON: %v", ErrInvalidArgs, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("%w: arguments must be a JSON object, not %s", ErrInvalidArgs, jsonKind(v))
+	}
+	rs := t.resolved
+	if rs == nil {
+		if len(bytes.TrimSpace(t.Schema)) == 0 {
+			return nil
+		}
+		var err error
+		if rs, err = resolve(t.Schema); err != nil {
+			return fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+	}
+	root := rs.Schema()
+	for _, name := range root.Required {
+		if _, ok := obj[name]; !ok {
+			return fmt.Errorf("%w: missing required argument %q", ErrInvalidArgs, name)
+		}
+	}
+	for name, val := range obj {
+		ps, ok := root.Properties[name]
+		if !ok {
+			if root.AdditionalProperties != nil && root.AdditionalProperties.Not != nil {
+				return fmt.Errorf("%w: unknown argument %q", ErrInvalidArgs, name)
+			}
+			continue
+		}
+		if want := ps.Type; want != "" && !typeMatches(want, val) {
+			return fmt.Errorf("%w: argument %q must be %s, not %s", ErrInvalidArgs, name, article(want), jsonKind(val))
+		}
+	}
+	if err := rs.Validate(obj); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidArgs, err)
+	}
+	return nil
+}
+
+func typeMatches(want string, v any) bool {
+	switch want {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == float64(int64(f))
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "null":
+		return v == nil
+	}
+	return true
+}
+
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64:
+		if v == float64(int64(v)) {
+			return "an integer"
+		}
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func article(t string) string {
+	switch t {
+	case "integer", "object", "array":
+		return "an " + t
+	case "null":
+		return "null"
+	}
+	return "a " + t
+}
