@@ -80,11 +80,16 @@ type Config struct {
 	// MaxTokens caps replies when a request does not; 0 means 4096.
 	MaxTokens int
 	// Extra fields are merged into every JSON request body as they are, and
-	// win over what the client set.
+	// win over what the client set; a nil value removes the field. A
+	// parameter repair (see the package documentation) still wins over
+	// Extra, since it follows the provider's own refusal.
 	Extra map[string]any
-	// Headers are added to every request.
+	// Headers are added to every request, replacing the client's own
+	// headers of the same name (anthropic-beta, for instance).
 	Headers http.Header
-	// HTTPClient sends the requests; nil means a client with sane time-outs.
+	// HTTPClient sends the requests; nil means a client sharing one pool of
+	// connections with a 10-minute wait for response headers and no
+	// overall time-out (streams last as long as the reply; use the context).
 	HTTPClient *http.Client
 	// MaxRetries bounds retries of one request; 0 means 2, negative means none.
 	MaxRetries int

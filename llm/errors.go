@@ -7,12 +7,14 @@ import (
 )
 
 // ErrStreamEnded reports a stream that closed before the reply was complete.
+// The error wrapping it names what never arrived, or the connection error.
 var ErrStreamEnded = errors.New("llm: stream ended before the reply was complete")
 
 // APIError is a provider's refusal that was not retried, or still failed
 // after the last retry.
 type APIError struct {
-	// Status is the HTTP status; 0 for an error event inside a stream.
+	// Status is the HTTP status; 0 for an error event inside a stream, 200
+	// for an error object sent with a success status.
 	Status int
 	// Type is the provider's error type ("rate_limit_error",
 	// "invalid_request_error", ...).
@@ -55,7 +57,10 @@ type Retry struct {
 	// Wait is how long the client waits before it.
 	Wait time.Duration
 	// Reason is short and readable: "rate limited", "overloaded",
-	// "status 503", "connection dropped", "repair: max_tokens → max_completion_tokens".
+	// "request timed out", "status 503", "connection failed" (no answer),
+	// "connection dropped" (an answer cut short), "server error" (an error
+	// event in a stream), or for a repair "repair: " and the rule, as in
+	// "repair: max_tokens → max_completion_tokens". A repair has no Wait.
 	Reason string
 	// Err is the failure being retried.
 	Err error

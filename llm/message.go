@@ -43,7 +43,11 @@ type Part struct {
 	ID string `json:"id,omitempty"`
 	// Name is the tool a call asks for.
 	Name string `json:"name,omitempty"`
-	// Args holds the JSON object a tool call passes to the tool.
+	// Args holds the JSON object a tool call passes to the tool. A model
+	// can write arguments that are not JSON, and a reply cut off by max
+	// tokens ([StopMaxTokens]) can end inside them: such a call is still
+	// returned, with Args empty and the text received in Text (see
+	// [Part.Malformed]); clients send it back as "{}".
 	Args json.RawMessage `json:"args,omitempty"`
 	// IsError marks a tool result as a failed call.
 	IsError bool `json:"is_error,omitempty"`
@@ -51,6 +55,21 @@ type Part struct {
 	Signature string `json:"signature,omitempty"`
 	// Data is the opaque content of a redacted thinking part.
 	Data string `json:"data,omitempty"`
+}
+
+// Malformed reports whether p is a tool call whose arguments were not
+// valid JSON as the model wrote them; Text then holds what it wrote.
+func (p Part) Malformed() bool {
+	return p.Type == PartToolCall && len(p.Args) == 0 && p.Text != ""
+}
+
+// wireCall returns the tool call a provider sent, keeping arguments that
+// are not JSON as text (see [Part.Args]).
+func wireCall(id, name string, args []byte) Part {
+	if len(args) == 0 || json.Valid(args) {
+		return ToolCall(id, name, args)
+	}
+	return Part{Type: PartToolCall, ID: id, Name: name, Text: string(args)}
 }
 
 // Text returns a text part.

@@ -49,8 +49,11 @@ type Request struct {
 	// Temperature, when not nil, sets the sampling temperature.
 	Temperature *float64
 	// ThinkingBudget, when above 0, turns on extended thinking with that many
-	// tokens (Anthropic: at least 1024 and below MaxTokens). OpenAI-compatible
-	// servers get a reasoning effort derived from it.
+	// tokens. Anthropic needs at least 1024 and fewer than MaxTokens: a
+	// smaller budget is raised to 1024, and MaxTokens, when not above the
+	// budget, becomes budget + MaxTokens; temperature is not sent.
+	// OpenAI-compatible servers get reasoning_effort "low" below 4096,
+	// "medium" below 16384, else "high".
 	ThinkingBudget int
 	// StopSequences end the reply when the model writes one of them.
 	StopSequences []string

@@ -1,0 +1,359 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+)
+
+const openaiBase = "https://api.openai.com/v1"
+
+// openaiClient speaks OpenAI Chat Completions, and so every compatible
+// server.
+type openaiClient struct{ t *transport }
+
+// Send asks for a whole reply.
+func (c *openaiClient) Send(ctx context.Context, req *Request) (*Response, error) {
+	return c.t.send(ctx, req)
+}
+
+// Stream asks for a reply piece by piece.
+func (c *openaiClient) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
+	return c.t.stream(ctx, req)
+}
+
+// openaiWire encodes and decodes Chat Completions.
+type openaiWire struct{}
+
+func (openaiWire) endpoint(base string) string {
+	if strings.HasSuffix(base, "/chat/completions") {
+		return base
+	}
+	return base + "/chat/completions"
+}
+
+func (openaiWire) authorize(h http.Header, key string) {
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+}
+
+func (openaiWire) decoder() streamDecoder { return &openaiDecoder{} }
+
+func (openaiWire) rules() []*repairRule { return openaiRepairs }
+
+type (
+	oaiMessage struct {
+		Role       string        `json:"role"`
+		Content    *string       `json:"content,omitempty"`
+		ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
+		ToolCallID string        `json:"tool_call_id,omitempty"`
+	}
+	oaiToolCall struct {
+		ID       string          `json:"id"`
+		Type     string          `json:"type"`
+		Function oaiFunctionCall `json:"function"`
+	}
+	oaiFunctionCall struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	oaiTool struct {
+		Type     string      `json:"type"`
+		Function oaiFunction `json:"function"`
+	}
+	oaiFunction struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	}
+	oaiNamedChoice struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+)
+
+func (openaiWire) build(req *Request, o buildOptions) (body, error) {
+	msgs, err := oaiMessages(req.System, req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	b := body{}
+	b.set(&err, "model", o.model)
+	b.set(&err, "messages", msgs)
+	b.set(&err, "max_tokens", o.maxTokens)
+	if req.Temperature != nil {
+		b.set(&err, "temperature", *req.Temperature)
+	}
+	if len(req.StopSequences) > 0 {
+		b.set(&err, "stop", req.StopSequences)
+	}
+	if len(req.Tools) > 0 {
+		err = setOAITools(b, req, err)
+	}
+	if effort := reasoningEffort(req.ThinkingBudget); effort != "" {
+		b.set(&err, "reasoning_effort", effort)
+	}
+	if o.stream {
+		b.set(&err, "stream", true)
+		b.set(&err, "stream_options", map[string]bool{"include_usage": true})
+	}
+	return b, err
+}
+
+func setOAITools(b body, req *Request, err error) error {
+	tools := make([]oaiTool, 0, len(req.Tools))
+	for _, s := range req.Tools {
+		schema, e := toolSchema(s)
+		if e != nil {
+			return e
+		}
+		tools = append(tools, oaiTool{Type: "function", Function: oaiFunction{Name: s.Name, Description: s.Description, Parameters: schema}})
+	}
+	b.set(&err, "tools", tools)
+	switch tc := req.ToolChoice; tc.Mode {
+	case ToolAny:
+		b.set(&err, "tool_choice", "required")
+	case ToolNone:
+		b.set(&err, "tool_choice", "none")
+	case ToolName:
+		var c oaiNamedChoice
+		c.Type, c.Function.Name = "function", tc.Name
+		b.set(&err, "tool_choice", c)
+	}
+	if req.ToolChoice.NoParallel {
+		b.set(&err, "parallel_tool_calls", false)
+	}
+	return err
+}
+
+// reasoningEffort maps a thinking budget to OpenAI's reasoning_effort:
+// below 4096 tokens "low", below 16384 "medium", else "high".
+func reasoningEffort(budget int) string {
+	switch {
+	case budget <= 0:
+		return ""
+	case budget < 4096:
+		return "low"
+	case budget < 16384:
+		return "medium"
+	}
+	return "high"
+}
+
+func oaiMessages(system string, msgs []Message) ([]oaiMessage, error) {
+	out := make([]oaiMessage, 0, len(msgs)+1)
+	if system != "" {
+		out = append(out, oaiMessage{Role: "system", Content: &system})
+	}
+	var err error
+	for i, m := range msgs {
+		switch m.Role {
+		case User:
+			out, err = appendUser(out, m)
+		case Assistant:
+			var am oaiMessage
+			am, err = assistantMessage(m)
+			out = append(out, am)
+		default:
+			err = fmt.Errorf("role %q is not llm.User or llm.Assistant (the system prompt goes in Request.System)", m.Role)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("llm: message %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+// appendUser adds a user turn: its tool results first, as tool messages
+// that must follow the assistant's calls, then its text.
+func appendUser(out []oaiMessage, m Message) ([]oaiMessage, error) {
+	results := 0
+	for _, p := range m.Parts {
+		switch p.Type {
+		case PartToolResult:
+			content := p.Text
+			if p.IsError {
+				// The dialect has no error flag: say it in the content.
+				content = "Error: " + content
+			}
+			out = append(out, oaiMessage{Role: "tool", ToolCallID: p.ID, Content: &content})
+			results++
+		case PartText, PartThinking, PartRedactedThinking:
+		default:
+			return nil, fmt.Errorf("a user message cannot hold a %q part", p.Type)
+		}
+	}
+	if text := m.Text(); text != "" || results == 0 {
+		out = append(out, oaiMessage{Role: "user", Content: &text})
+	}
+	return out, nil
+}
+
+// assistantMessage encodes a reply. Thinking is not sent back: compatible
+// servers ignore it or, like deepseek-reasoner, refuse it.
+func assistantMessage(m Message) (oaiMessage, error) {
+	am := oaiMessage{Role: "assistant"}
+	for _, p := range m.Parts {
+		switch p.Type {
+		case PartToolCall:
+			args, err := callArgs(p)
+			if err != nil {
+				return am, err
+			}
+			am.ToolCalls = append(am.ToolCalls, oaiToolCall{ID: p.ID, Type: "function",
+				Function: oaiFunctionCall{Name: p.Name, Arguments: string(args)}})
+		case PartText, PartThinking, PartRedactedThinking:
+		default:
+			return am, fmt.Errorf("an assistant message cannot hold a %q part", p.Type)
+		}
+	}
+	if text := m.Text(); text != "" || len(am.ToolCalls) == 0 {
+		am.Content = &text
+	}
+	return am, nil
+}
+
+// Replies.
+type (
+	oaiResponse struct {
+		ID      string          `json:"id"`
+		Model   string          `json:"model"`
+		Choices []oaiChoice     `json:"choices"`
+		Usage   *oaiUsage       `json:"usage"`
+		Error   json.RawMessage `json:"error"`
+	}
+	oaiChoice struct {
+		Message      oaiRespMessage `json:"message"`
+		FinishReason string         `json:"finish_reason"`
+	}
+	oaiRespMessage struct {
+		Content          json.RawMessage `json:"content"`
+		ReasoningContent string          `json:"reasoning_content"`
+		Reasoning        json.RawMessage `json:"reasoning"`
+		Refusal          string          `json:"refusal"`
+		ToolCalls        []oaiToolCall   `json:"tool_calls"`
+	}
+	oaiUsage struct {
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+		// DeepSeek reports cache hits here.
+		PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"`
+	}
+)
+
+func (openaiWire) decode(data []byte) (*Response, error) {
+	var r oaiResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, notJSON(data, err)
+	}
+	if len(r.Error) > 0 && string(r.Error) != "null" {
+		return nil, errorInReply(data)
+	}
+	if len(r.Choices) == 0 {
+		return nil, fmt.Errorf("llm: the reply has no choices: %s", clip(string(data), 200))
+	}
+	ch := r.Choices[0]
+	text, thinking := contentText(ch.Message.Content)
+	thinking = ch.Message.ReasoningContent + thinking + stringOf(ch.Message.Reasoning)
+	text += ch.Message.Refusal
+	out := &Response{ID: r.ID, Model: r.Model, RawStop: ch.FinishReason, Usage: r.Usage.normalise()}
+	out.Stop = oaiStop(ch.FinishReason, len(ch.Message.ToolCalls) > 0, ch.Message.Refusal != "")
+	out.Parts = oaiParts(thinking, text)
+	for _, c := range ch.Message.ToolCalls {
+		args := []byte(c.Function.Arguments)
+		out.Parts = append(out.Parts, wireCall(c.ID, c.Function.Name, args))
+	}
+	return out, nil
+}
+
+// oaiParts returns the thinking and text parts that are not empty.
+func oaiParts(thinking, text string) []Part {
+	var parts []Part
+	if thinking != "" {
+		parts = append(parts, Thinking(thinking, ""))
+	}
+	if text != "" {
+		parts = append(parts, Text(text))
+	}
+	return parts
+}
+
+// contentText reads a message's content: a string, or a list of parts as
+// Mistral's reasoning models send, with "thinking" parts among "text" ones.
+func contentText(raw json.RawMessage) (text, thinking string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return stringOf(raw), ""
+	}
+	var parts []struct {
+		Type     string          `json:"type"`
+		Text     string          `json:"text"`
+		Thinking json.RawMessage `json:"thinking"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", ""
+	}
+	for _, p := range parts {
+		if p.Type == "thinking" {
+			t, inner := contentText(p.Thinking)
+			thinking += t + inner
+			continue
+		}
+		text += p.Text
+	}
+	return text, thinking
+}
+
+// stringOf returns a JSON string's value, or "" for anything else.
+func stringOf(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+func (u *oaiUsage) normalise() Usage {
+	if u == nil {
+		return Usage{}
+	}
+	out := Usage{Input: u.PromptTokens, Output: u.CompletionTokens, CacheRead: u.PromptCacheHitTokens}
+	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 {
+		out.CacheRead = d.CachedTokens
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		out.Reasoning = d.ReasoningTokens
+	}
+	return out
+}
+
+// oaiStop normalises finish_reason. Some compatible servers say "stop"
+// after tool calls, so calls decide.
+func oaiStop(raw string, calls, refused bool) StopReason {
+	switch {
+	case raw == "length":
+		return StopMaxTokens
+	case calls:
+		return StopToolUse
+	case refused || raw == "content_filter":
+		return StopRefusal
+	case raw == "stop":
+		return StopEnd
+	case raw == "tool_calls" || raw == "function_call":
+		return StopToolUse
+	}
+	return StopOther
+}

@@ -1,0 +1,221 @@
+package llm
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// dialect is what differs between wire protocols.
+type dialect interface {
+	// endpoint returns the URL requests go to under base.
+	endpoint(base string) string
+	// authorize sets the headers that carry the key and the version.
+	authorize(h http.Header, key string)
+	// build encodes req.
+	build(req *Request, o buildOptions) (body, error)
+	// decode reads a whole reply.
+	decode(data []byte) (*Response, error)
+	// decoder returns a new stream decoder.
+	decoder() streamDecoder
+	// rules returns the parameter repairs that apply to the dialect.
+	rules() []*repairRule
+}
+
+// buildOptions carries what the client decides for every request.
+type buildOptions struct {
+	model     string
+	maxTokens int
+	stream    bool
+	noCache   bool
+}
+
+// transport is what both dialects share: HTTP, retries, repairs, Extra,
+// headers and logging. Only fixes changes after New, under mu.
+type transport struct {
+	d          dialect
+	url        string
+	key        string
+	model      string
+	maxTokens  int
+	noCache    bool
+	extra      map[string]json.RawMessage
+	headers    http.Header
+	http       *http.Client
+	maxRetries int
+	maxWait    time.Duration
+	log        *slog.Logger
+
+	// The clock, replaced in tests so that nothing really waits.
+	sleep  func(ctx context.Context, d time.Duration) error
+	now    func() time.Time
+	jitter func() float64 // in [0, 1)
+
+	mu    sync.Mutex
+	fixes map[string][]string // model → names of the repairs it needs
+}
+
+const (
+	defaultMaxTokens  = 4096
+	defaultMaxRetries = 2
+	defaultMaxWait    = 60 * time.Second
+	userAgent         = "bridle-llm/1"
+)
+
+// New returns a client for cfg. It fails when cfg has no dialect or no
+// model, when BaseURL is not an http(s) URL, when the key holds spaces or
+// control characters, or when Extra cannot be encoded as JSON.
+func New(cfg Config) (Client, error) {
+	var d dialect
+	switch cfg.Dialect {
+	case Anthropic:
+		d = anthropicWire{}
+	case OpenAI:
+		d = openaiWire{}
+	case "":
+		return nil, errors.New("llm: config has no dialect: set Dialect to llm.Anthropic or llm.OpenAI, or start from a preset (llm.FindPreset)")
+	default:
+		return nil, fmt.Errorf("llm: unknown dialect %q: use llm.Anthropic or llm.OpenAI", cfg.Dialect)
+	}
+	t, err := newTransport(cfg, d)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Dialect == Anthropic {
+		return &anthropicClient{t}, nil
+	}
+	return &openaiClient{t}, nil
+}
+
+func newTransport(cfg Config, d dialect) (*transport, error) {
+	if strings.TrimSpace(cfg.Model) == "" {
+		return nil, errors.New("llm: config has no model: set Config.Model (local servers' presets have no default model)")
+	}
+	base, err := baseURL(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return nil, errors.New("llm: the API key holds a space or a control character; check how it was set (a trailing newline?)")
+	}
+	extra, err := encodeExtra(cfg.Extra)
+	if err != nil {
+		return nil, err
+	}
+	t := &transport{
+		d:          d,
+		url:        d.endpoint(base),
+		key:        cfg.APIKey,
+		model:      cfg.Model,
+		maxTokens:  cmp.Or(cfg.MaxTokens, defaultMaxTokens),
+		noCache:    cfg.NoCache,
+		extra:      extra,
+		headers:    cfg.Headers.Clone(),
+		http:       cfg.HTTPClient,
+		maxRetries: cmp.Or(cfg.MaxRetries, defaultMaxRetries),
+		maxWait:    cmp.Or(cfg.MaxRetryWait, defaultMaxWait),
+		log:        cfg.Logger,
+		sleep:      sleepCtx,
+		now:        time.Now,
+		jitter:     rand.Float64,
+		fixes:      map[string][]string{},
+	}
+	if t.http == nil {
+		t.http = &http.Client{Transport: sharedTransport()}
+	}
+	if t.log == nil {
+		t.log = slog.New(slog.DiscardHandler)
+	}
+	if t.maxRetries < 0 {
+		t.maxRetries = 0
+	}
+	return t, nil
+}
+
+// baseURL returns cfg.BaseURL, or the dialect's default, checked.
+func baseURL(cfg Config) (string, error) {
+	base := cfg.BaseURL
+	if base == "" {
+		base = map[Dialect]string{Anthropic: anthropicBase, OpenAI: openaiBase}[cfg.Dialect]
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("llm: BaseURL %q is not an http or https URL", cfg.BaseURL)
+	}
+	return strings.TrimRight(base, "/"), nil
+}
+
+// sharedTransport is the HTTP transport of clients made without an
+// HTTPClient, shared so that they share connections.
+var sharedTransport = sync.OnceValue(func() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	// A whole reply can take minutes; a stream answers at once.
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	return t
+})
+
+// call is one request made ready to send, and sent again on a retry.
+type call struct {
+	model  string
+	body   body
+	data   []byte
+	stream bool
+}
+
+// prepare encodes req: the dialect's fields, then Extra over them, then the
+// repairs the model is known to need, over both.
+func (t *transport) prepare(req *Request, stream bool) (*call, error) {
+	if req == nil {
+		return nil, errors.New("llm: nil request")
+	}
+	if len(req.Messages) == 0 {
+		return nil, errors.New("llm: the request has no messages; add at least one user message")
+	}
+	model := cmp.Or(req.Model, t.model)
+	b, err := t.d.build(req, buildOptions{
+		model:     model,
+		maxTokens: cmp.Or(req.MaxTokens, t.maxTokens),
+		stream:    stream,
+		noCache:   t.noCache,
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.merge(t.extra)
+	t.applyKnownFixes(model, b)
+	return &call{model: model, body: b, data: b.encode(), stream: stream}, nil
+}
+
+// newRequest makes the HTTP request for c.
+func (t *transport) newRequest(ctx context.Context, c *call) (*http.Request, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(c.data))
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	h := r.Header
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", userAgent)
+	if c.stream {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
+	t.d.authorize(h, t.key)
+	for k, vs := range t.headers {
+		h[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
+	}
+	t.log.DebugContext(ctx, "llm request", "url", t.url, "model", c.model,
+		"stream", c.stream, "bytes", len(c.data))
+	return r, nil
+}
