@@ -15,7 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -146,7 +149,14 @@ func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
 		return nil, fmt.Errorf("schema is not a JSON Schema: %v", err)
 	}
 	if s.Type != "object" {
-		return nil, fmt.Errorf("schema must have \"type\": \"object\", not %q", s.Type)
+		got := fmt.Sprintf("%q", s.Type)
+		switch {
+		case len(s.Types) > 0:
+			got = fmt.Sprintf("%q", s.Types)
+		case s.Type == "":
+			got = "no type"
+		}
+		return nil, fmt.Errorf("schema must have \"type\": \"object\", not %s", got)
 	}
 	rs, err := s.Resolve(nil)
 	if err != nil {
@@ -158,8 +168,10 @@ func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
 // New returns a tool whose arguments are the JSON form of In, a struct. The
 // schema is inferred from In: fields are named by their json tags, a
 // `jsonschema:"..."` tag is the field's description for the model, and
-// fields without omitempty are required. New panics if In has no usable
-// schema or the name is not valid: both are programming errors.
+// fields without omitempty are required. A whole number written as a
+// fraction ("2.0", which JSON Schema counts as an integer) fills an int
+// field. New panics if In has no usable schema or the name is not valid:
+// both are programming errors.
 func New[In any](name, description string, risk Risk, fn func(ctx context.Context, in In) (string, error)) Tool {
 	s, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -177,7 +189,12 @@ func New[In any](name, description string, risk Risk, fn func(ctx context.Contex
 		Func: func(ctx context.Context, args json.RawMessage) (string, error) {
 			var in In
 			if err := json.Unmarshal(args, &in); err != nil {
-				return "", fmt.Errorf("%w: %v", ErrInvalidArgs, err)
+				// JSON Schema counts 2.0 as an integer, and models write
+				// it; encoding/json will not put it in an int.
+				whole, ok := wholeNumbers(args)
+				if !ok || json.Unmarshal(whole, &in) != nil {
+					return "", fmt.Errorf("%w: %v", ErrInvalidArgs, err)
+				}
 			}
 			return fn(ctx, in)
 		},
@@ -189,16 +206,17 @@ func New[In any](name, description string, risk Risk, fn func(ctx context.Contex
 	return t
 }
 
-// Call checks args against the schema and runs the tool. Empty args mean
-// "{}". Arguments that are not a JSON object, miss a required field or have
-// a wrong type give an error wrapping [ErrInvalidArgs] that names the field,
-// and the function does not run. A panic in the function is recovered and
-// returned as an error.
+// Call checks args against the schema and runs the tool. Empty args and
+// JSON null mean "{}", as some clients and models send them for a tool
+// without parameters. Arguments that are not a JSON object, miss a
+// required field or have a wrong type give an error wrapping
+// [ErrInvalidArgs] that names the field, and the function does not run. A
+// panic in the function is recovered and returned as an error.
 func (t Tool) Call(ctx context.Context, args json.RawMessage) (out string, err error) {
 	if err := t.Validate(args); err != nil {
 		return "", err
 	}
-	if len(bytes.TrimSpace(args)) == 0 {
+	if noArgs(args) {
 		args = json.RawMessage("{}")
 	}
 	defer func() {
@@ -211,9 +229,10 @@ func (t Tool) Call(ctx context.Context, args json.RawMessage) (out string, err e
 }
 
 // Validate checks args against the tool's schema without running it.
+// Like [Tool.Call], it takes empty args and JSON null for "{}".
 func (t Tool) Validate(args json.RawMessage) error {
 	trimmed := bytes.TrimSpace(args)
-	if len(trimmed) == 0 {
+	if noArgs(trimmed) {
 		trimmed = []byte("{}")
 	}
 	var v any
@@ -248,8 +267,8 @@ func (t Tool) Validate(args json.RawMessage) error {
 			}
 			continue
 		}
-		if want := ps.Type; want != "" && !typeMatches(want, val) {
-			return fmt.Errorf("%w: argument %q must be %s, not %s", ErrInvalidArgs, name, article(want), jsonKind(val))
+		if want := typesOf(ps); len(want) > 0 && !slices.ContainsFunc(want, func(w string) bool { return typeMatches(w, val) }) {
+			return fmt.Errorf("%w: argument %q must be %s, not %s", ErrInvalidArgs, name, oneOf(want), jsonKind(val))
 		}
 	}
 	if err := rs.Validate(obj); err != nil {
@@ -271,7 +290,7 @@ func typeMatches(want string, v any) bool {
 		return ok
 	case "integer":
 		f, ok := v.(float64)
-		return ok && f == float64(int64(f))
+		return ok && isInteger(f)
 	case "object":
 		_, ok := v.(map[string]any)
 		return ok
@@ -284,6 +303,59 @@ func typeMatches(want string, v any) bool {
 	return true
 }
 
+// wholeNumbers rewrites the whole numbers in args written as fractions or
+// with exponents ("2.0", "1e3") as integers, reporting whether it changed
+// anything.
+func wholeNumbers(args json.RawMessage) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	changed := false
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case json.Number:
+			if _, err := v.Int64(); err == nil {
+				return v
+			}
+			if f, err := v.Float64(); err == nil && isInteger(f) && math.Abs(f) < 1<<53 {
+				changed = true
+				return json.Number(strconv.FormatInt(int64(f), 10))
+			}
+		case map[string]any:
+			for k, e := range v {
+				v[k] = walk(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = walk(e)
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !changed {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
+}
+
+// noArgs reports whether args stand for no arguments at all.
+func noArgs(args json.RawMessage) bool {
+	trimmed := bytes.TrimSpace(args)
+	return len(trimmed) == 0 || string(trimmed) == "null"
+}
+
+// isInteger reports whether f is a whole number, as JSON Schema's
+// "integer" means (1.0 is one).
+func isInteger(f float64) bool {
+	return f == math.Trunc(f) && !math.IsInf(f, 0)
+}
+
 func jsonKind(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -293,7 +365,7 @@ func jsonKind(v any) string {
 	case bool:
 		return "a boolean"
 	case float64:
-		if v == float64(int64(v)) {
+		if isInteger(v) {
 			return "an integer"
 		}
 		return "a number"
@@ -303,6 +375,34 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// typesOf returns the types a schema allows, nil for any.
+func typesOf(s *jsonschema.Schema) []string {
+	if s.Type != "" {
+		return []string{s.Type}
+	}
+	return s.Types
+}
+
+// oneOf names the allowed types for an error: "an integer", "an array or
+// null".
+func oneOf(types []string) string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = article(t)
+	}
+	// Null reads best last: "an array or null".
+	slices.SortStableFunc(names, func(a, b string) int {
+		switch {
+		case a == "null" && b != "null":
+			return 1
+		case b == "null" && a != "null":
+			return -1
+		}
+		return 0
+	})
+	return strings.Join(names, " or ")
 }
 
 func article(t string) string {
