@@ -1,0 +1,242 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bridle-dev/bridle/llm"
+	"github.com/bridle-dev/bridle/tool"
+)
+
+// entry is a registered tool. server and real are set for a tool of an MCP
+// server: the server's name for it may differ from the name the model sees.
+type entry struct {
+	t      tool.Tool
+	server string
+	real   string
+}
+
+// Add registers tools the model may call. It panics, naming the tool, on a
+// name that is empty, invalid or already registered, a missing Func, or a
+// schema that is not a JSON object schema: all programming errors. Tools
+// added during a Run are offered from the next step.
+func (a *Agent) Add(tools ...tool.Tool) {
+	prepared := make([]*entry, len(tools))
+	seen := map[string]bool{}
+	for i, t := range tools {
+		p, err := t.Prepare()
+		if err != nil {
+			if t.Name == "" {
+				panic(fmt.Sprintf("agent.Add: tool %d of %d (description %q): %v", i+1, len(tools), clip(t.Description, 40), err))
+			}
+			panic(fmt.Sprintf("agent.Add: %v", err))
+		}
+		if seen[p.Name] {
+			panic(fmt.Sprintf("agent.Add: tool %q is given twice", p.Name))
+		}
+		seen[p.Name] = true
+		prepared[i] = &entry{t: p}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, e := range prepared {
+		if a.tools[e.t.Name] != nil {
+			panic(fmt.Sprintf("agent.Add: tool %q is already registered", e.t.Name))
+		}
+	}
+	a.register(prepared)
+}
+
+// register adds prepared entries whose names are known to be free. The
+// caller holds a.mu.
+func (a *Agent) register(es []*entry) {
+	for _, e := range es {
+		a.tools[e.t.Name] = e
+		a.order = append(a.order, e)
+	}
+	specs := make([]llm.ToolSpec, len(a.order))
+	for i, e := range a.order {
+		specs[i] = llm.ToolSpec{Name: e.t.Name, Description: e.t.Description, Schema: e.t.Schema}
+	}
+	a.specs = specs // a new slice: requests already made keep theirs
+}
+
+func (a *Agent) lookup(name string) *entry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.tools[name]
+}
+
+func (a *Agent) names() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.order) == 0 {
+		return "there are no tools"
+	}
+	names := make([]string, len(a.order))
+	for i, e := range a.order {
+		names[i] = e.t.Name
+	}
+	return "the tools are: " + strings.Join(names, ", ")
+}
+
+// runCalls answers the calls of one reply, in order, one at a time. Once ctx
+// ends, the calls left are answered as cancelled without running.
+func (r *run) runCalls(ctx context.Context, calls []llm.Part) []llm.Part {
+	results := make([]llm.Part, len(calls))
+	for i, p := range calls {
+		var out string
+		var failed bool
+		if ctx.Err() != nil {
+			out, failed = "cancelled: the user stopped the run before this call ran", true
+			r.emit(Event{Type: EventDeclined, Call: r.a.describe(p), Why: out})
+		} else {
+			out, failed = r.call(ctx, p)
+		}
+		results[i] = llm.ToolResult(p.ID, out, failed)
+	}
+	return results
+}
+
+// call decides about one call and runs it if it may run. It returns what
+// the model reads and whether the call failed (or did not run).
+func (r *run) call(ctx context.Context, p llm.Part) (string, bool) {
+	a := r.a
+	e := a.lookup(p.Name)
+	if e == nil {
+		out := fmt.Sprintf("unknown tool %q: %s", p.Name, a.names())
+		r.emit(Event{Type: EventReturned, Call: Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: tool.Exec}, Output: out, Failed: true})
+		return out, true
+	}
+	c := Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: e.t.Risk}
+	if err := e.t.Validate(p.Args); err != nil {
+		out := err.Error()
+		r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: true})
+		return out, true
+	}
+	if why := r.decide(ctx, c); why != "" {
+		a.log.Debug("agent: call declined", "tool", c.Name, "risk", c.Risk, "why", why)
+		r.emit(Event{Type: EventDeclined, Call: c, Why: why})
+		return why, true
+	}
+
+	r.emit(Event{Type: EventCalling, Call: c})
+	out, err := e.t.Call(ctx, p.Args)
+	failed := err != nil
+	switch {
+	case err != nil && ctx.Err() != nil:
+		out = "cancelled: the user stopped the run while this call was running (" + err.Error() + ")"
+	case err != nil:
+		out = err.Error()
+		if out == "" {
+			out = "the tool failed without saying why"
+		}
+	case out == "":
+		out = "(no output)"
+	}
+	if len(out) > a.cfg.MaxOutput {
+		out, failed = truncate(out, a.cfg.MaxOutput), true
+	}
+	if e.server != "" {
+		a.log.Debug("agent: call", "tool", c.Name, "server", e.server, "server_tool", e.real, "risk", c.Risk, "failed", failed)
+	} else {
+		a.log.Debug("agent: call", "tool", c.Name, "risk", c.Risk, "failed", failed)
+	}
+	r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: failed})
+	return out, failed
+}
+
+// decide applies CheckCall, then autonomy and approval. It returns why the
+// call may not run, in words for the model, or "" when it may.
+func (r *run) decide(ctx context.Context, c Call) string {
+	a := r.a
+	if check := a.cfg.CheckCall; check != nil {
+		if err := check(ctx, c); err != nil {
+			return "refused: " + reason(err)
+		}
+	}
+	run, ask := a.cfg.Autonomy.allows(c.Risk)
+	if run {
+		return ""
+	}
+	if !ask {
+		return fmt.Sprintf("The user did not allow this call: the agent is read-only and %s can %s. Continue without it, or tell the user what you would have done.", c.Name, verb(c.Risk))
+	}
+	a.mu.Lock()
+	always := a.always[c.Name]
+	a.mu.Unlock()
+	if always {
+		return ""
+	}
+	if a.cfg.Approver == nil {
+		return fmt.Sprintf("The user did not allow this call: %s can %s, which needs the user's approval, and there is no one to ask. Continue without it, or tell the user what you would have done.", c.Name, verb(c.Risk))
+	}
+	d := a.cfg.Approver(ctx, c)
+	if ctx.Err() != nil {
+		return "cancelled: the user stopped the run before this call ran"
+	}
+	switch d {
+	case Always:
+		a.mu.Lock()
+		a.always[c.Name] = true
+		a.mu.Unlock()
+		return ""
+	case Yes:
+		return ""
+	}
+	return "The user did not allow this call. Do not try it again; continue without it, or ask the user what to do instead."
+}
+
+func verb(r tool.Risk) string {
+	if r == tool.Write {
+		return "change stored data"
+	}
+	return "run code or act outside"
+}
+
+// truncate cuts s to at most max bytes, on a character boundary, and says
+// how much was cut.
+func truncate(s string, max int) string {
+	n := max
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s\n\n[output truncated: %d of %d bytes cut; the limit is %d bytes. Ask for less, or for a part at a time.]", s[:n], len(s)-n, len(s), max)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// mcpName returns the name the model sees for tool t of server s:
+// mcp__<s>__<t>. A name that is too long or has characters providers refuse
+// is made fit the same way every time: the characters are replaced with '_',
+// the name is cut, and a hash of the full name keeps it distinct.
+func mcpName(s, t string) string {
+	full := "mcp__" + s + "__" + t
+	if tool.CheckName(full) == nil {
+		return full
+	}
+	b := []byte(full)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	sum := sha256.Sum256([]byte(full))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	if keep := tool.MaxNameLen - len(suffix); len(b) > keep {
+		b = b[:keep]
+	}
+	return string(b) + suffix
+}
