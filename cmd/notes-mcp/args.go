@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"strconv"
+	"strings"
+)
+
+// config is what the command line and the environment ask for.
+type config struct {
+	dir     string // the notes folder, absolute
+	http    bool   // serve Streamable HTTP rather than stdio
+	addr    string // host:port to listen on, with http
+	token   string // bearer token HTTP clients must send, or ""
+	help    bool
+	version bool
+}
+
+// usageError is a mistake on the command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// parseArgs reads the command line and the environment.
+func parseArgs(args []string, getenv func(string) string) (config, error) {
+	var cfg config
+	fl := flag.NewFlagSet("notes-mcp", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.Usage = func() {}
+	dir := fl.String("dir", "", "")
+	port := fl.String("http", "", "")
+	host := fl.String("addr", "127.0.0.1", "")
+	fl.BoolVar(&cfg.version, "version", false, "")
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			cfg.help = true
+			return cfg, nil
+		}
+		return cfg, usageError{err}
+	}
+	if fl.NArg() > 0 {
+		return cfg, usagef("unexpected argument %q", fl.Arg(0))
+	}
+	if cfg.version {
+		return cfg, nil
+	}
+	addrSet := false
+	fl.Visit(func(f *flag.Flag) { addrSet = addrSet || f.Name == "addr" })
+	if *port == "" {
+		if addrSet {
+			return cfg, usagef("--addr only applies with --http PORT")
+		}
+	} else {
+		n, err := strconv.Atoi(*port)
+		if err != nil || n < 0 || n > 65535 {
+			return cfg, usagef("--http wants a port number from 0 to 65535, not %q", *port)
+		}
+		if *host == "" {
+			return cfg, usagef("--addr is empty: give an interface such as 127.0.0.1")
+		}
+		cfg.http = true
+		cfg.addr = net.JoinHostPort(*host, *port)
+		cfg.token = getenv("NOTES_MCP_TOKEN")
+		if cfg.token == "" && !loopback(*host) {
+			return cfg, usagef("refusing to serve the notes on %s without a token: set NOTES_MCP_TOKEN, or listen on 127.0.0.1", *host)
+		}
+	}
+	var err error
+	if cfg.dir, err = notesDir(*dir, getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// loopback reports whether host names this machine only.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// version is the module version the binary was built from: the tag for
+// `go install …@latest`, "devel" for a build from a checkout.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+const usage = `notes-mcp: an MCP server over a folder of Markdown notes.
+
+Usage:
+  notes-mcp [--dir DIR]                            serve over stdin and stdout
+  notes-mcp [--dir DIR] --http PORT [--addr ADDR]  serve Streamable HTTP at http://ADDR:PORT/mcp
+
+Flags:
+  --dir DIR     the notes folder (default: $NOTES_DIR, else $XDG_DATA_HOME/notes-mcp
+                or ~/.local/share/notes-mcp); created when missing
+  --http PORT   serve Streamable HTTP on PORT instead of stdio (0 picks a free port)
+  --addr ADDR   the interface to listen on with --http (default 127.0.0.1)
+  --help        show this help
+  --version     print the version
+
+Environment:
+  NOTES_DIR        the notes folder, when --dir is not given
+  NOTES_MCP_TOKEN  with --http: the bearer token every client must send
+                   (required when ADDR is not a loopback address)
+
+Each note is a file "<title>.md" in the folder. Titles are 1 to 80 letters,
+digits, spaces, dashes and underscores. Tools: search_notes, read_note,
+add_note, append_to_note, edit_note, rename_note, delete_note; resource
+notes://index. More at https://github.com/bridle-dev/bridle/blob/main/docs/notes-mcp.md
+`
+
+func writeUsage(w io.Writer) error {
+	_, err := io.WriteString(w, usage)
+	return err
+}
