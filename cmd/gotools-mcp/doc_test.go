@@ -1,0 +1,42 @@
+package main
+
+import "testing"
+
+func TestDoc(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, testdataRoot(t))
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		want expect
+	}{
+		{"a standard library symbol is documented", map[string]any{"symbol": "strings.Cut"},
+			expect{has: []string{"func Cut(s, sep string) (before, after string, found bool)"}}},
+		{"a standard library package is documented", map[string]any{"symbol": "net/http"},
+			expect{has: []string{"package http // import \"net/http\""}}},
+		{"a package and a symbol may be given as two words", map[string]any{"symbol": "encoding/json Decoder.Decode"},
+			expect{has: []string{"func (dec *Decoder) Decode(v any) error"}}},
+		{"a symbol of the package at path is documented", map[string]any{"symbol": "Hello", "path": "clean/greet"},
+			expect{has: []string{"func Hello(name string) string", "Hello greets name."}}},
+		{"a package of the project is found by its import path", map[string]any{"symbol": "example.com/clean/greet", "path": "clean"},
+			expect{has: []string{"package greet // import \"example.com/clean/greet\""}}},
+		{"a dependency in the module cache is documented", map[string]any{"symbol": "jsonschema.For", "path": "withdep"},
+			expect{has: []string{"func For[T any](opts *ForOptions) (*Schema, error)"}}},
+		{"an unknown symbol is a readable error", map[string]any{"symbol": "strings.NoSuchThing", "path": "clean"},
+			expect{fails: true, has: []string{"go doc strings.NoSuchThing: doc: no symbol NoSuchThing in package strings"}}},
+		{"an unknown symbol outside a package is a readable error", map[string]any{"symbol": "strings.NoSuchThing"},
+			expect{fails: true, has: []string{"go doc strings.NoSuchThing: no package or symbol by that name in the standard library, or in the module at the project root"}}},
+		{"a flag is refused", map[string]any{"symbol": "-http"},
+			expect{fails: true, has: []string{`symbol "-http" starts with '-'`}}},
+		{"an empty symbol is refused", map[string]any{"symbol": " "},
+			expect{fails: true, has: []string{"symbol is empty"}}},
+		{"a path outside the root is refused", map[string]any{"symbol": "strings", "path": "/tmp"},
+			expect{fails: true, has: []string{"outside the project root"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			text, failed := call(t, s, "go_doc", tc.args)
+			tc.want.check(t, text, failed)
+		})
+	}
+}
