@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bridle-dev/bridle/keychain"
+	"github.com/bridle-dev/bridle/llm"
+)
+
+const doctorUsage = `agent-cli doctor says what agent-cli would use and whether it is ready,
+without asking the model anything (unless --online).
+
+Usage:
+  agent-cli doctor [--online] [--provider P] [--model M] [--dir DIR] [--mcp-config FILE]
+
+Flags:
+`
+
+// doctor prints one screen that says what a question would use: provider,
+// model, base URL and where each came from, the key's whereabouts (never
+// the key), the keychain, gotools-mcp, the .mcp.json servers, and, with
+// --online, the answer to one tiny request. It fails when something needed
+// is missing.
+func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseArgs("agent-cli doctor", args, stdout, true)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if len(o.args) > 0 {
+		return fmt.Errorf("doctor takes no question (got %q): run agent-cli doctor on its own", strings.Join(o.args, " "))
+	}
+	u := newUI(stdout, stderr, os.Getenv)
+	w := stdout
+	row := func(name, format string, args ...any) {
+		fmt.Fprintf(w, "%-10s %s\n", name, fmt.Sprintf(format, args...))
+	}
+	good := func(s string) string { return s }
+	bad := func(s string) string { return s }
+	if u.outTTY && os.Getenv("NO_COLOR") == "" {
+		good = func(s string) string { return "\x1b[32m" + s + "\x1b[0m" }
+		bad = func(s string) string { return "\x1b[31m" + s + "\x1b[0m" }
+	}
+	var problems []string
+
+	fmt.Fprintln(w, version())
+	m, err := resolveModel(o.provider, o.model, os.Getenv)
+	if m.Provider.Value != "" {
+		row("provider", "%s (%s)", m.Provider.Value, m.Provider.From)
+	}
+	var key string
+	if err != nil {
+		row("model", "%s", bad(err.Error()))
+		problems = append(problems, err.Error())
+	} else {
+		row("model", "%s (%s)", m.Model.Value, m.Model.From)
+		row("base URL", "%s (%s)", m.BaseURL.Value, m.BaseURL.From)
+		var from keySource
+		key, from, err = m.findKey(os.Getenv, keychain.Get)
+		switch {
+		case !m.needsKey():
+			row("key", "none needed for %s", m.Provider.Value)
+		case err != nil:
+			row("key", "%s", bad(err.Error()))
+			problems = append(problems, err.Error())
+		default:
+			row("key", "%s", good("found in "+string(from)))
+		}
+	}
+
+	account := m.Preset.Name
+	if account == "" {
+		account = "anthropic"
+	}
+	switch _, err := keychain.Get(keychainService, account); {
+	case err == nil, errors.Is(err, keychain.ErrNotFound):
+		row("keychain", "%s", good("answers"))
+	default:
+		row("keychain", "%s", strings.TrimPrefix(err.Error(), "keychain: "))
+	}
+
+	work, werr := openWorkdir(o.dir)
+	if werr != nil {
+		row("folder", "%s", bad(werr.Error()))
+		problems = append(problems, werr.Error())
+	} else {
+		defer work.Close()
+		row("folder", "%s", work.abs)
+	}
+
+	switch path, from, err := findGotools(os.Getenv); {
+	case errors.Is(err, errGotoolsOff):
+		row("gotools", "off (GOTOOLS_BIN=off)")
+	case err != nil:
+		row("gotools", "%s", bad(err.Error()))
+	case werr != nil:
+		row("gotools", "%s (%s), not started: no working folder", path, from)
+	default:
+		row("gotools", "%s", gotoolsStatus(ctx, path, from, work.abs, good, bad))
+	}
+
+	if o.mcpConfig != "" {
+		servers, err := readMCPFile(o.mcpConfig, true)
+		if err != nil {
+			row("mcp", "%s", bad(err.Error()))
+			problems = append(problems, err.Error())
+		}
+		for _, sv := range servers {
+			row("mcp", "%s: %s (from --mcp-config: connected without asking)", sv.Name, sv.Entry.describe())
+		}
+	}
+	if werr == nil {
+		project := filepath.Join(work.abs, ".mcp.json")
+		if _, err := os.Stat(project); errors.Is(err, fs.ErrNotExist) {
+			row("mcp", "no .mcp.json in the folder")
+		} else if !sameFile(project, o.mcpConfig) {
+			servers, err := readMCPFile(project, false)
+			if err != nil {
+				row("mcp", "%s", bad(err.Error()))
+			}
+			approved := loadApprovals()
+			for _, sv := range servers {
+				status := "not approved: agent-cli asks before starting it, on a terminal"
+				if approved.approved(sv) {
+					status = good("approved")
+				}
+				row("mcp", "%s: %s (.mcp.json; %s)", sv.Name, sv.Entry.describe(), status)
+			}
+		}
+	}
+
+	switch {
+	case !o.online:
+		row("online", "not tried (agent-cli doctor --online sends one tiny request)")
+	case len(problems) > 0:
+		row("online", "not tried: fix the above first")
+	default:
+		if err := ping(ctx, m, key); err != nil {
+			row("online", "%s", bad(err.Error()))
+			problems = append(problems, err.Error())
+		} else {
+			row("online", "%s", good("the model answered"))
+		}
+	}
+
+	fmt.Fprintln(w)
+	if len(problems) > 0 {
+		fmt.Fprintln(w, bad("not ready:"))
+		for _, p := range problems {
+			fmt.Fprintln(w, "  - "+p)
+		}
+		return errNotReady
+	}
+	fmt.Fprintln(w, good("ready:")+` ask with agent-cli "your question"`)
+	return nil
+}
+
+func gotoolsStatus(ctx context.Context, path, from, dir string, good, bad func(string) string) string {
+	conn, err := connectGotools(ctx, path, dir)
+	if err != nil {
+		return bad(fmt.Sprintf("%s (%s) did not start: %v", path, from, err))
+	}
+	defer conn.Close()
+	tools, err := conn.Tools(ctx)
+	if err != nil {
+		return bad(fmt.Sprintf("%s (%s) started but did not list its tools: %v", path, from, err))
+	}
+	return good(fmt.Sprintf("%s (%s) starts and offers %s", path, from, plural(len(tools), "tool")))
+}
+
+// ping sends one tiny request.
+func ping(ctx context.Context, m modelChoice, key string) error {
+	client, err := llm.New(m.config(key))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	_, err = client.Send(ctx, &llm.Request{Messages: []llm.Message{llm.UserText("Reply with the single word: ok")}, MaxTokens: 16})
+	return err
+}

@@ -1,0 +1,233 @@
+// Command agent-cli is a coding agent in the terminal: it answers a
+// question about the code in a folder, reading, writing and checking files
+// as it goes, and asks before it changes anything.
+//
+// Usage:
+//
+//	agent-cli [flags] "question"     answer one question and exit
+//	agent-cli [flags]                on a terminal: a conversation
+//	agent-cli doctor [--online]      say what would be used, and whether it is ready
+//	agent-cli key set PROVIDER       store a provider's API key in the keychain
+//	agent-cli key delete PROVIDER    remove it
+//
+// The answer goes to stdout; what happens on the way goes to stderr. See
+// docs/agent-cli.md for the flags, variables, tools and autonomy levels.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/bridle-dev/bridle/agent"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	code := exitCode(err)
+	if err != nil && code != 130 && err.Error() != "" {
+		fmt.Fprintln(os.Stderr, "agent-cli:", err)
+	}
+	os.Exit(code)
+}
+
+// errInterrupted ends a run that Ctrl-C cancelled.
+var errInterrupted = errors.New("interrupted")
+
+// errNotReady ends a command that has already said what is wrong.
+var errNotReady = quietError{}
+
+type quietError struct{}
+
+func (quietError) Error() string { return "" }
+
+// exitCode is 0 for success, 130 for Ctrl-C, and 1 for everything else:
+// bad configuration or a failure to talk to the model.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		return 130
+	}
+	return 1
+}
+
+const usage = `agent-cli answers questions about the code in a folder: it reads, writes
+and checks files as it goes, and asks before it changes anything.
+
+Usage:
+  agent-cli [flags] "question"     answer one question and exit
+  agent-cli [flags]                on a terminal: a conversation (Ctrl-D or /exit leaves)
+  agent-cli doctor [--online]      say what would be used, and whether it is ready
+  agent-cli key set PROVIDER       store a provider's API key in the system keychain
+  agent-cli key delete PROVIDER    remove it
+
+Examples:
+  agent-cli "what does this program do?"
+  agent-cli --autonomy edits "add a --verbose flag to main.go and check it builds"
+  agent-cli --dir ~/src/app "why does TestParse fail?" > answer.md
+  AGENT_PROVIDER=ollama AGENT_MODEL=qwen3 agent-cli "explain go.mod"
+  agent-cli key set anthropic
+
+Flags:
+`
+
+const environment = `
+Environment:
+  AGENT_PROVIDER   the provider preset (default anthropic): %s
+  AGENT_MODEL      the model (default: the preset's)
+  AGENT_BASE_URL   an API root of your own, such as http://localhost:8080/v1
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, …  the preset's key (else the keychain)
+  GOTOOLS_BIN      the gotools-mcp program ("off": do without it)
+  NO_COLOR         plain activity lines on a terminal
+
+The answer goes to stdout, activity to stderr. Exit status: 0 when the run
+ended, 1 on bad configuration or a failure to reach the model, 130 on Ctrl-C.
+`
+
+// options are the parsed command line.
+type options struct {
+	autonomy  agent.Autonomy
+	maxSteps  int
+	dir       string
+	mcpConfig string
+	noStream  bool
+	provider  string
+	model     string
+	version   bool
+	online    bool     // doctor only
+	args      []string // what is left: the question's words
+}
+
+// parseArgs reads flags anywhere among the arguments (until "--"). With
+// doctor set it also knows --online.
+func parseArgs(name string, args []string, stdout io.Writer, doctor bool) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	autonomy := fs.String("autonomy", "ask", "which tool calls run without asking, by `level`: read-only (reads only), ask (reads; asks before the rest), edits (reads and writes; asks before commands), auto (everything)")
+	fs.IntVar(&o.maxSteps, "max-steps", agent.DefaultMaxSteps, "the most model replies one question may take")
+	fs.StringVar(&o.dir, "dir", ".", "the working `folder` the file tools are confined to")
+	fs.StringVar(&o.mcpConfig, "mcp-config", "", "a `file` of extra MCP servers in the .mcp.json format, connected without asking")
+	fs.BoolVar(&o.noStream, "no-stream", false, "ask for whole replies instead of streamed ones")
+	fs.StringVar(&o.provider, "provider", "", "the provider `preset`, over AGENT_PROVIDER")
+	fs.StringVar(&o.model, "model", "", "the `model`, over AGENT_MODEL")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	if doctor {
+		fs.BoolVar(&o.online, "online", false, "also send one tiny request to the provider")
+	}
+
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(fs, stdout, doctor)
+				return nil, flag.ErrHelp
+			}
+			return nil, fmt.Errorf("%v (see %s --help)", err, name)
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			o.args = append(o.args, rest...)
+			break
+		}
+		if len(rest) == 0 {
+			break
+		}
+		o.args = append(o.args, rest[0])
+		args = rest[1:]
+	}
+	a, err := agent.ParseAutonomy(*autonomy)
+	if err != nil {
+		return nil, err
+	}
+	o.autonomy = a
+	if o.maxSteps < 1 {
+		return nil, fmt.Errorf("--max-steps is %d: give at least 1", o.maxSteps)
+	}
+	return o, nil
+}
+
+func printUsage(fs *flag.FlagSet, w io.Writer, doctor bool) {
+	if doctor {
+		fmt.Fprint(w, doctorUsage)
+	} else {
+		fmt.Fprint(w, usage)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		name, help := flag.UnquoteUsage(f)
+		if name != "" {
+			name = " " + name
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			help += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  --%s%s\n      %s\n", f.Name, name, help)
+	})
+	fmt.Fprintf(w, environment, presetNames())
+}
+
+func version() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return "agent-cli " + v
+}
+
+// run is the whole program, apart from the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "doctor":
+			return doctor(ctx, args[1:], stdout, stderr)
+		case "key":
+			return keyCommand(ctx, args[1:], stdin, stderr)
+		}
+	}
+	o, err := parseArgs("agent-cli", args, stdout, false)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if o.version {
+		fmt.Fprintln(stdout, version())
+		return nil
+	}
+
+	interactive := isTerminal(stdin) && isTerminal(stderr)
+	question := strings.TrimSpace(strings.Join(o.args, " "))
+	if question == "" && !interactive {
+		if isTerminal(stdin) {
+			return errors.New("no question: give one as an argument, such as agent-cli \"what does main.go do?\"")
+		}
+		data, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+		if err != nil {
+			return fmt.Errorf("reading the question from stdin: %v", err)
+		}
+		if question = strings.TrimSpace(string(data)); question == "" {
+			return errors.New("no question: give one as an argument, such as agent-cli \"what does main.go do?\", or on stdin")
+		}
+	}
+
+	s, err := start(ctx, o, stdin, stdout, stderr, interactive)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if question == "" {
+		return s.repl(ctx)
+	}
+	return s.ask(ctx, question)
+}

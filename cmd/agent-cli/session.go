@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/keychain"
+	"github.com/bridle-dev/bridle/llm"
+	"github.com/bridle-dev/bridle/mcp"
+)
+
+const systemPrompt = `You are agent-cli, a coding agent working in the folder %s on the person's computer. The person asks about the code there, or asks for changes.
+
+- Look before you answer: list_files and read_file show what is there. Paths are relative to the working folder.
+- Change files with edit_file (a small change to an existing file) or write_file (a new file, or a rewrite). The person may decline a call; then do not try it again: say what you would have done.
+- When you write Go, check it with the Go tools when you have them (mcp__gotools__go_check, then go_test or go_run) and fix what they report before you answer.
+- Your last reply is printed as the answer: make it complete and to the point.`
+
+// session is everything one invocation sets up: the model, the folder, the
+// tools and servers, and the display.
+type session struct {
+	ui      *ui
+	work    *workdir
+	agent   *agent.Agent
+	lines   *lineReader // the person's input, on a terminal; else nil
+	conns   []*mcp.Session
+	keyFrom keySource
+}
+
+// start resolves the model and key, opens the working folder, and connects
+// the tools. Everything that can be wrong with the configuration is
+// reported here, before the first request.
+func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.Writer, interactive bool) (*session, error) {
+	m, err := resolveModel(o.provider, o.model, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	key, from, err := m.findKey(os.Getenv, keychain.Get)
+	if err != nil {
+		return nil, err
+	}
+	client, err := llm.New(m.config(key))
+	if err != nil {
+		return nil, err
+	}
+	work, err := openWorkdir(o.dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from}
+	s.ui.autonomy, s.ui.maxSteps, s.ui.interactive = o.autonomy, o.maxSteps, interactive
+	cfg := agent.Config{
+		System:   fmt.Sprintf(systemPrompt, work.abs),
+		MaxSteps: o.maxSteps,
+		Autonomy: o.autonomy,
+		NoStream: o.noStream,
+		OnEvent:  s.ui.event,
+	}
+	if interactive {
+		s.lines = newLineReader(stdin)
+		cfg.Approver = s.ui.approver(s.lines)
+	}
+	s.agent = agent.New(client, cfg)
+	s.agent.Add(fileTools(work)...)
+	if err := s.connectServers(ctx, o); err != nil {
+		s.close()
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		s.close()
+		return nil, errInterrupted
+	}
+	return s, nil
+}
+
+func (s *session) close() {
+	for _, c := range s.conns {
+		c.Close()
+	}
+	s.work.Close()
+}
+
+// ask answers one question.
+func (s *session) ask(ctx context.Context, question string) error {
+	s.ui.begin()
+	out, err := s.agent.Run(ctx, question)
+	s.ui.end(out)
+	var apiErr *llm.APIError
+	if errors.As(err, &apiErr) && (apiErr.Status == 401 || apiErr.Status == 403) && s.keyFrom != "" {
+		return fmt.Errorf("%w (the key came from %s)", err, s.keyFrom)
+	}
+	if err != nil {
+		return err
+	}
+	if out.Stop == agent.StopCancelled {
+		return errInterrupted
+	}
+	return nil
+}
