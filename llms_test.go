@@ -57,7 +57,7 @@ func goBlocks(text string) []block {
 // in prose or code, such as agent.StopDone or mcp.HintsTrusted, is declared
 // by its package, so that a renamed identifier cannot linger in the prose.
 func TestLLMsTxtNamesExist(t *testing.T) {
-	dirs := map[string]string{"llm": "llm", "llmtest": "llm/llmtest", "tool": "tool", "mcp": "mcp", "agent": "agent"}
+	dirs := map[string]string{"llm": "llm", "llmtest": "llm/llmtest", "tool": "tool", "mcp": "mcp", "agent": "agent", "keychain": "keychain"}
 	declared := map[string]bool{}
 	for pkg, dir := range dirs {
 		fset := token.NewFileSet()
@@ -93,7 +93,7 @@ func TestLLMsTxtNamesExist(t *testing.T) {
 			}
 		}
 	}
-	used := regexp.MustCompile(`\b(llm|llmtest|tool|mcp|agent)\.([A-Z]\w*)`)
+	used := regexp.MustCompile(`\b(llm|llmtest|tool|mcp|agent|keychain)\.([A-Z]\w*)`)
 	for i, line := range strings.Split(bridle.LLMsTxt(), "\n") {
 		for _, m := range used.FindAllStringSubmatch(line, -1) {
 			if !declared[m[1]+"."+m[2]] {
