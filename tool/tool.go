@@ -87,6 +87,7 @@ type Tool struct {
 	Func Func
 
 	resolved *jsonschema.Resolved
+	flat     bool // the schema constrains only what Validate checks itself
 }
 
 // ErrInvalidArgs is wrapped by every error about the arguments a model
@@ -139,8 +140,40 @@ func (t Tool) Prepare() (Tool, error) {
 	if err != nil {
 		return t, fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	t.resolved = rs
+	t.resolved, t.flat = rs, isFlat(rs.Schema())
 	return t, nil
+}
+
+// isFlat reports whether an object schema constrains arguments only by
+// property types, required names and additionalProperties true or false:
+// the checks Validate makes itself before it calls the JSON Schema engine,
+// which such a schema does not need (it costs a few microseconds and
+// dozens of allocations a call).
+func isFlat(root *jsonschema.Schema) bool {
+	if ap := root.AdditionalProperties; ap != nil {
+		rest := *ap
+		rest.Not = nil
+		if !reflect.ValueOf(rest).IsZero() || ap.Not != nil && !reflect.ValueOf(*ap.Not).IsZero() {
+			return false // only {} (true) and {"not": {}} (false) are flat
+		}
+	}
+	for _, p := range root.Properties {
+		if p == nil || !onlyAnnotations(*p) {
+			return false
+		}
+	}
+	rest := *root
+	rest.Properties, rest.Required, rest.AdditionalProperties = nil, nil, nil
+	return onlyAnnotations(rest)
+}
+
+// onlyAnnotations reports whether s holds nothing but a type and keywords
+// that do not constrain values (title, description, default, examples…).
+func onlyAnnotations(s jsonschema.Schema) bool {
+	s.Type, s.Types = "", nil
+	s.Schema, s.Comment, s.Title, s.Description, s.Default = "", "", "", "", nil
+	s.Deprecated, s.ReadOnly, s.WriteOnly, s.Examples, s.PropertyOrder = false, false, false, nil, nil
+	return reflect.ValueOf(s).IsZero()
 }
 
 func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
@@ -243,7 +276,7 @@ func (t Tool) Validate(args json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("%w: arguments must be a JSON object, not %s", ErrInvalidArgs, jsonKind(v))
 	}
-	rs := t.resolved
+	rs, flat := t.resolved, t.flat
 	if rs == nil {
 		if len(bytes.TrimSpace(t.Schema)) == 0 {
 			return nil
@@ -252,6 +285,7 @@ func (t Tool) Validate(args json.RawMessage) error {
 		if rs, err = resolve(t.Schema); err != nil {
 			return fmt.Errorf("tool %q: %w", t.Name, err)
 		}
+		flat = isFlat(rs.Schema())
 	}
 	root := rs.Schema()
 	for _, name := range root.Required {
@@ -270,6 +304,9 @@ func (t Tool) Validate(args json.RawMessage) error {
 		if want := typesOf(ps); len(want) > 0 && !slices.ContainsFunc(want, func(w string) bool { return typeMatches(w, val) }) {
 			return fmt.Errorf("%w: argument %q must be %s, not %s", ErrInvalidArgs, name, oneOf(want), jsonKind(val))
 		}
+	}
+	if flat {
+		return nil
 	}
 	if err := rs.Validate(obj); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidArgs, err)

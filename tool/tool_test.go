@@ -366,3 +366,60 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+type flatIn struct {
+	Title string  `json:"title" jsonschema:"the title"`
+	Stars int     `json:"stars,omitempty"`
+	Draft bool    `json:"draft,omitempty"`
+	Score float64 `json:"score,omitempty"`
+}
+
+func TestFlatSchemasAreRecognised(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		flat   bool
+	}{
+		{"typed properties and required are flat", `{"type":"object","properties":{"a":{"type":"string","description":"x"}},"required":["a"]}`, true},
+		{"additionalProperties false is flat", `{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}`, true},
+		{"a type list is flat", `{"type":"object","properties":{"a":{"type":["string","null"]}}}`, true},
+		{"an enum is not flat", `{"type":"object","properties":{"a":{"type":"string","enum":["x"]}}}`, false},
+		{"a minimum is not flat", `{"type":"object","properties":{"a":{"type":"integer","minimum":1}}}`, false},
+		{"array items are not flat", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string"}}}}`, false},
+		{"a schema for extra properties is not flat", `{"type":"object","additionalProperties":{"type":"string"}}`, false},
+		{"a pattern is not flat", `{"type":"object","properties":{"a":{"type":"string","pattern":"^x"}}}`, false},
+		{"minProperties is not flat", `{"type":"object","minProperties":1}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Tool{Name: "t", Schema: json.RawMessage(tt.schema), Func: func(context.Context, json.RawMessage) (string, error) { return "", nil }}.Prepare()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.flat != tt.flat {
+				t.Fatalf("flat = %v, want %v", p.flat, tt.flat)
+			}
+		})
+	}
+}
+
+// FuzzFlatValidationAgreesWithTheEngine checks that skipping the JSON
+// Schema engine for a flat schema accepts exactly what the engine does.
+func FuzzFlatValidationAgreesWithTheEngine(f *testing.F) {
+	for _, seed := range []string{`{"title":"a"}`, `{"title":"a","stars":3,"draft":true,"score":1.5}`, `{}`, `{"title":1}`,
+		`{"title":"a","stars":2.0}`, `{"title":"a","stars":2.5}`, `{"title":"a","extra":1}`, `{"title":null}`, `[]`} {
+		f.Add([]byte(seed))
+	}
+	tl := New("flat", "", Read, func(context.Context, flatIn) (string, error) { return "ran", nil })
+	if !tl.flat {
+		f.Fatal("the flat tool's schema was not recognised as flat")
+	}
+	slow := tl
+	slow.flat = false
+	f.Fuzz(func(t *testing.T, args []byte) {
+		fast, engine := tl.Validate(args), slow.Validate(args)
+		if (fast == nil) != (engine == nil) {
+			t.Fatalf("Validate(%q): flat path %v, engine %v", args, fast, engine)
+		}
+	})
+}
