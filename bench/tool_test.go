@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/bridle-dev/bridle/bench/internal/addtool"
-	"github.com/bridle-dev/bridle/bench/internal/fastpath"
 	"github.com/bridle-dev/bridle/tool"
 )
 
@@ -19,19 +18,16 @@ import (
 //	               has grown already)
 //	validate       tool.Tool.Validate alone
 //	func           the typed Func alone (decode into the struct, add)
-//	simple+func    a validator for flat schemas (fastpath.Flat), then Func:
-//	               what Call would cost if Validate skipped the JSON Schema
-//	               engine for schemas its own checks already cover
+//	simple+func    tool.Tool.Validate, then Func: Call without its panic
+//	               recovery (Validate skips the JSON Schema engine for flat
+//	               schemas such as this one)
 //	simple+func-goroutine  the same in a new goroutine
 func BenchmarkToolCall(b *testing.B) {
 	add := tool.New("add", "adds two numbers", tool.Read,
 		func(ctx context.Context, in addtool.Args) (string, error) { return addtool.Sum(in.A, in.B), nil })
 	args := json.RawMessage(`{"a":2,"b":3}`)
 	ctx := context.Background()
-	simple, ok := fastpath.NewFlat(add.Schema)
-	if !ok {
-		b.Fatalf("the add tool's schema %s is not flat", add.Schema)
-	}
+	simple := add
 	check := func(out string, err error) {
 		if err != nil || out != "5" {
 			b.Fatalf("add gave %q, %v", out, err)

@@ -1,8 +1,8 @@
 // Package fastpath holds prototypes of changes proposed for Bridle's root
 // packages, so that the benchmarks can measure them before they are made:
-// a validator for flat tool schemas (Flat) and a stdio front for an MCP
-// server that answers tools/call for its own tools without the SDK
-// (Serve).
+// a stdio front for an MCP server that answers tools/call for its own
+// tools without the SDK (Serve). The validator for flat tool schemas it
+// once held is now package tool's own (tool.Tool.Validate).
 package fastpath
 
 import (
@@ -22,8 +22,9 @@ type Options struct {
 	// Workers hands calls to goroutines that live on, whose stacks have
 	// grown already, instead of a new goroutine per call.
 	Workers bool
-	// Flat validates arguments with Flat where the schema allows, then
-	// calls the tool's Func, instead of tool.Tool.Call.
+	// Flat validates arguments with tool.Tool.Validate (which skips the
+	// JSON Schema engine for flat schemas), then calls the tool's Func,
+	// instead of tool.Tool.Call with its panic recovery.
 	Flat bool
 }
 
@@ -40,9 +41,7 @@ func Serve(ctx context.Context, s *mcp.Server, name, version string, tools []too
 	}
 	for _, t := range tools {
 		ft := fastTool{t: t}
-		if opts.Flat {
-			ft.flat, _ = NewFlat(t.Schema)
-		}
+		ft.direct = opts.Flat
 		f.tools[t.Name] = ft
 	}
 	f.meta, _ = json.Marshal(map[string]any{"io.modelcontextprotocol/serverInfo": map[string]string{"name": name, "version": version}})
@@ -80,15 +79,15 @@ func (lw *lockedWriter) Write(p []byte) (int, error) {
 }
 
 type fastTool struct {
-	t    tool.Tool
-	flat *Flat // nil: use tool.Tool.Call
+	t      tool.Tool
+	direct bool // false: use tool.Tool.Call
 }
 
 func (ft fastTool) call(ctx context.Context, args json.RawMessage) (string, error) {
-	if ft.flat == nil {
+	if !ft.direct {
 		return ft.t.Call(ctx, args)
 	}
-	if err := ft.flat.Validate(args); err != nil {
+	if err := ft.t.Validate(args); err != nil {
 		return "", err
 	}
 	if len(bytes.TrimSpace(args)) == 0 {
