@@ -293,17 +293,31 @@ func (t Tool) Validate(args json.RawMessage) error {
 			return fmt.Errorf("%w: missing required argument %q", ErrInvalidArgs, name)
 		}
 	}
+	// Of several wrong arguments, the first by name is reported, so that
+	// the same arguments always get the same message.
+	var wrong error
+	wrongName := ""
 	for name, val := range obj {
-		ps, ok := root.Properties[name]
-		if !ok {
-			if root.AdditionalProperties != nil && root.AdditionalProperties.Not != nil {
-				return fmt.Errorf("%w: unknown argument %q", ErrInvalidArgs, name)
-			}
+		if wrong != nil && name > wrongName {
 			continue
 		}
-		if want := typesOf(ps); len(want) > 0 && !slices.ContainsFunc(want, func(w string) bool { return typeMatches(w, val) }) {
-			return fmt.Errorf("%w: argument %q must be %s, not %s", ErrInvalidArgs, name, oneOf(want), jsonKind(val))
+		ps, ok := root.Properties[name]
+		var err error
+		switch {
+		case !ok && root.AdditionalProperties != nil && root.AdditionalProperties.Not != nil:
+			err = fmt.Errorf("%w: unknown argument %q", ErrInvalidArgs, name)
+		case !ok:
+		default:
+			if want := typesOf(ps); len(want) > 0 && !slices.ContainsFunc(want, func(w string) bool { return typeMatches(w, val) }) {
+				err = fmt.Errorf("%w: argument %q must be %s, not %s", ErrInvalidArgs, name, oneOf(want), jsonKind(val))
+			}
 		}
+		if err != nil {
+			wrong, wrongName = err, name
+		}
+	}
+	if wrong != nil {
+		return wrong
 	}
 	if flat {
 		return nil

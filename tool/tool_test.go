@@ -242,6 +242,19 @@ func TestCall(t *testing.T) {
 	}
 }
 
+func TestValidateNamesTheFirstWrongArgumentByName(t *testing.T) {
+	tl, err := noteTool().Prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"title":{},"stars":"x","colour":"red","draft":1,"body":2}`)
+	for range 50 { // map order changes from run to run
+		if err := tl.Validate(args); err == nil || !strings.Contains(err.Error(), `"body"`) {
+			t.Fatalf("Validate = %v, want the error about body", err)
+		}
+	}
+}
+
 func TestCallDoesNotRunTheFunctionOnInvalidArguments(t *testing.T) {
 	ran := false
 	tl := New("count", "", Read, func(context.Context, struct {
