@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bridle-dev/bridle/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,11 +21,20 @@ import (
 // be added while it serves: connected clients are told the list changed.
 type Server struct {
 	sdk    *sdk.Server
+	impl   *sdk.Implementation
 	logger *slog.Logger
 
 	mu        sync.Mutex
-	tools     map[string]bool
+	tools     map[string]bool      // names taken by AddTools
+	served    map[string]tool.Tool // AddTools' tools, prepared, once the SDK lists them
 	resources map[string]bool
+
+	// sdkTaken is set once SDK was called: from then on every call goes
+	// through the SDK server, which the caller may have changed (see
+	// Server.Run).
+	sdkTaken atomic.Bool
+	// fastAnswered counts the calls Run answered without the SDK.
+	fastAnswered atomic.Int64
 
 	local local // the session behind Handle, started on first use
 }
@@ -73,10 +83,13 @@ func NewServer(name, version string, opts *ServerOptions) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	so.Logger = logger
+	impl := &sdk.Implementation{Name: name, Version: version}
 	return &Server{
-		sdk:       sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, &so),
+		sdk:       sdk.NewServer(impl, &so),
+		impl:      impl,
 		logger:    logger,
 		tools:     make(map[string]bool),
+		served:    make(map[string]tool.Tool),
 		resources: make(map[string]bool),
 	}
 }
@@ -89,7 +102,13 @@ func NewServer(name, version string, opts *ServerOptions) *Server {
 // Tools added through the SDK bypass the checks of [Server.AddTools]: their
 // names are not reserved, their arguments are not validated by package
 // tool, and a panic in their handler is not recovered.
-func (s *Server) SDK() *sdk.Server { return s.sdk }
+//
+// Once SDK has been called, [Server.Run] hands every message to the SDK
+// server, so that middleware added there sees every call (see Run).
+func (s *Server) SDK() *sdk.Server {
+	s.sdkTaken.Store(true)
+	return s.sdk
+}
 
 // AddTools adds tools to the server. Each is checked with
 // [tool.Tool.Prepare] and announced with annotations that follow its risk
@@ -133,7 +152,18 @@ func (s *Server) AddTools(tools ...tool.Tool) {
 			InputSchema: t.Schema,
 			Annotations: annotationsFor(t.Risk),
 		}, s.toolHandler(t))
+		s.mu.Lock()
+		s.served[t.Name] = t // Run may answer its calls now the SDK lists it
+		s.mu.Unlock()
 	}
+}
+
+// addedTool returns the tool of that name added with AddTools.
+func (s *Server) addedTool(name string) (tool.Tool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.served[name]
+	return t, ok
 }
 
 // toolHandler runs t for the SDK. It never returns an error: the SDK would
