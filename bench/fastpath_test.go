@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// TestFastPathAnswersAsTheSDK checks that the fast-path experiments answer
-// byte for byte what Bridle's server answers through the SDK, in a
+// TestFastPathAnswersAsTheSDK checks that Bridle's server, which answers
+// tool calls itself over stdio, and the bridle-conn experiment answer byte
+// for byte what Bridle's server answers through the SDK (bridle-sdk), in a
 // stateless (2026-07-28) session and in a legacy one, so that their
 // figures are for the same work.
 func TestFastPathAnswersAsTheSDK(t *testing.T) {
@@ -33,8 +34,8 @@ func TestFastPathAnswersAsTheSDK(t *testing.T) {
 	}
 	for name, lines := range sessions {
 		t.Run("a "+name+" session gets the same answers", func(t *testing.T) {
-			want := serveLines(t, "bridle", lines)
-			for _, impl := range []string{"bridle-fast", "bridle-fast-worker", "bridle-fast-flat", "bridle-conn"} {
+			want := serveLines(t, "bridle-sdk", lines)
+			for _, impl := range []string{"bridle", "bridle-conn"} {
 				got := serveLines(t, impl, lines)
 				for id, w := range want {
 					if got[id] != w {

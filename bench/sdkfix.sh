@@ -40,19 +40,19 @@ go test -c -o "$tmp/stock.test" .
 
 {
 	echo "stock go-sdk:"
-	MEMSTATS_IMPLS="raw bridle sdk mcpgo" ./memstats.sh "$tmp/stock.test"
+	MEMSTATS_IMPLS="raw bridle bridle-sdk sdk mcpgo" ./memstats.sh "$tmp/stock.test"
 	echo "patched go-sdk:"
-	(cd "$tmp/bench" && MEMSTATS_IMPLS="raw bridle sdk mcpgo" "$bench/memstats.sh" "$tmp/patched.test")
+	(cd "$tmp/bench" && MEMSTATS_IMPLS="raw bridle bridle-sdk sdk mcpgo" "$bench/memstats.sh" "$tmp/patched.test")
 } | tee "$out/sdkfix-memstats.txt"
 [ "$count" -gt 0 ] || exit 0
 
 # ToolCallHTTP matches ToolCallHTTP64 too.
-patterns=('ToolCallStdio/(raw|bridle|sdk|mcpgo|bridle-fast-flat)$' 'ToolCallHTTP/(bridle|sdk|mcpgo)$')
+patterns=('ToolCallStdio/(raw|bridle|bridle-sdk|sdk|mcpgo)$' 'ToolCallHTTP/(bridle|sdk|mcpgo)$')
 rm -f "$out/sdkfix-stock.txt" "$out/sdkfix-patched.txt"
 for _ in $(seq "$count"); do
 	for pattern in "${patterns[@]}"; do
-		(cd "$bench" && BENCH_MCP_EXTRA=bridle-fast-flat "$tmp/stock.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-stock.txt"
-		(cd "$tmp/bench" && BENCH_MCP_EXTRA=bridle-fast-flat "$tmp/patched.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-patched.txt"
+		(cd "$bench" && BENCH_MCP_EXTRA=bridle-sdk "$tmp/stock.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-stock.txt"
+		(cd "$tmp/bench" && BENCH_MCP_EXTRA=bridle-sdk "$tmp/patched.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-patched.txt"
 	done
 done
 (

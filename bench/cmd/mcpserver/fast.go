@@ -7,24 +7,18 @@ import (
 
 	"github.com/bridle-dev/bridle/bench/internal/addtool"
 	"github.com/bridle-dev/bridle/bench/internal/fastpath"
-	"github.com/bridle-dev/bridle/mcp"
-	"github.com/bridle-dev/bridle/tool"
 )
 
-// serveFast is an experiment: Bridle's server behind fastpath.Serve, which
-// answers tools/call without the SDK as mcp.Server.Run could do itself.
-// Stdio only.
-func serveFast(opts fastpath.Options) func(ctx context.Context, addr string) error {
-	return func(ctx context.Context, addr string) error {
-		if addr != "" {
-			return errors.New("the fast-path experiments serve stdio only")
-		}
-		add := tool.New("add", "adds two numbers", tool.Read,
-			func(ctx context.Context, in addtool.Args) (string, error) { return addtool.Sum(in.A, in.B), nil })
-		s := mcp.NewServer("bench-bridle", "1", nil)
-		s.AddTools(add)
-		return fastpath.Serve(ctx, s, "bench-bridle", "1", []tool.Tool{add}, os.Stdin, os.Stdout, opts)
+// serveBridleSDK is Bridle's server with every message going through the
+// SDK, as calling SDK() makes it: how Bridle served stdio before Run
+// answered tool calls itself.
+func serveBridleSDK(ctx context.Context, addr string) error {
+	s := addtool.Bridle()
+	s.SDK()
+	if addr != "" {
+		return serveHTTP(ctx, addr, s.HTTPHandler(nil))
 	}
+	return s.ServeStdio(ctx)
 }
 
 // serveConn is an experiment: Bridle's server's SDK server over

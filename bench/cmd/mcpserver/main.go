@@ -14,8 +14,9 @@
 //	MCPSERVER_MEMSTATS=F      write bytes allocated, allocations and GC
 //	                          cycles to F at exit
 //
-// The implementations named bridle-* are experiments with changes proposed
-// for package mcp (see ../../internal/fastpath); they serve stdio only.
+// bridle-sdk is Bridle's server with SDK() taken, so that every message
+// goes through the SDK; bridle-conn is an experiment with a change
+// proposed for package mcp (see ../../internal/fastpath), stdio only.
 package main
 
 import (
@@ -31,8 +32,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/bridle-dev/bridle/bench/internal/fastpath"
 )
 
 func main() {
@@ -95,10 +94,8 @@ var impls = map[string]func(ctx context.Context, addr string) error{
 
 	// Experiments with changes proposed for package mcp, not in the default
 	// rows.
-	"bridle-conn":        serveConn,
-	"bridle-fast":        serveFast(fastpath.Options{}),
-	"bridle-fast-worker": serveFast(fastpath.Options{Workers: true}),
-	"bridle-fast-flat":   serveFast(fastpath.Options{Workers: true, Flat: true}),
+	"bridle-sdk":  serveBridleSDK,
+	"bridle-conn": serveConn,
 }
 
 func implNames() []string {

@@ -1,3 +1,8 @@
+// Package fastpath holds a prototype of a change proposed for Bridle's
+// mcp package, so that the benchmarks can measure it before it is made:
+// a transport that hands the SDK decoded messages (LineTransport). The
+// stdio front that answered tools/call without the SDK, once here, is now
+// mcp.Server.Run's own.
 package fastpath
 
 import (
