@@ -292,8 +292,8 @@ func FuzzFastCalls(f *testing.F) {
 		call := func(id int) string {
 			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
 		}
-		if !json.Valid([]byte(call(1))) {
-			t.Skip()
+		if !json.Valid([]byte(call(1))) || strings.Contains(params, "\n") {
+			t.Skip() // a newline would cut the message in two lines
 		}
 		lines := []string{call(1), call(2), call(3)}
 		if legacy {
