@@ -22,7 +22,7 @@ fi
 printf '%-18s %12s %12s %12s\n' server KiB/call allocs/call calls/GC
 for impl in ${MEMSTATS_IMPLS:-raw bridle bridle-sdk sdk mcpgo bridle-conn}; do
 	MCPSERVER_MEMSTATS=$tmp/$impl.txt BENCH_MCP_EXTRA=bridle-sdk:bridle-conn \
-		"$bin" -test.run '^$' -test.bench "ToolCallStdio/$impl\$" -test.benchtime "${calls}x" >/dev/null
+		"$bin" -test.run '^$' -test.bench "ToolCallStdio/^$impl\$" -test.benchtime "${calls}x" >/dev/null
 	# The server writes its figures as it exits, after the benchmark
 	# closed the session.
 	for _ in $(seq 50); do [ -s "$tmp/$impl.txt" ] && break; sleep 0.1; done

@@ -27,9 +27,11 @@ fi
 benchstat() { go run golang.org/x/perf/cmd/benchstat@latest "$@"; }
 log() { printf '\n== %s (%s)\n' "$*" "$(date +%H:%M:%S)" >&2; }
 
+# Before writing to OUT, which may be tracked (results/latest).
+commit="$(git -C .. rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C .. diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
 {
 	echo "date:    $(date -u +%Y-%m-%dT%H:%MZ)"
-	echo "commit:  $(git -C .. rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C .. diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+	echo "commit:  $commit"
 	echo "cpu:     $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) cores)"
 	echo "memory:  $(free -h | awk '/^Mem:/ {print $2}')"
 	echo "go:      $(go version)"
