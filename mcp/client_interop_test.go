@@ -5,7 +5,11 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +121,77 @@ func TestServerEverything(t *testing.T) {
 			t.Errorf("ReadResource(%s) = %q, %v", rs[0].URI, text, err)
 		}
 	})
+}
+
+// TestTypeScriptClientOverStdio has the official TypeScript SDK's client
+// call our server over stdio, the same call several times, so that Run
+// answers some itself: the client must read every answer as the SDK's.
+func TestTypeScriptClientOverStdio(t *testing.T) {
+	node := peers.Node(t)
+	sdkDir := peers.Path(t, "@modelcontextprotocol/sdk/dist/esm")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "client.mjs")
+	code := fmt.Sprintf(`
+import { Client } from %q;
+import { StdioClientTransport } from %q;
+const transport = new StdioClientTransport({ command: %q, env: { ...process.env, %s: "fixture" }, stderr: "inherit" });
+const client = new Client({ name: "ts-client", version: "1.0.0" });
+await client.connect(transport);
+const calls = [
+  ["echo", { text: "hi", times: 2 }], ["echo", { text: "hi", times: 2 }], ["echo", { text: "<b>&" }],
+  ["html", { tag: "i" }], ["fail", {}], ["echo", { times: "x" }], ["explode", {}],
+];
+const out = [];
+for (const [name, args] of calls) out.push(await client.callTool({ name, arguments: args }));
+console.log(JSON.stringify(out));
+await client.close();
+`, filepath.Join(sdkDir, "client/index.js"), filepath.Join(sdkDir, "client/stdio.js"), exe, helperEnv)
+	if err := os.WriteFile(script, []byte(code), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), node, script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the TypeScript client failed: %v\n%s", err, stderr.String())
+	}
+	var results []struct {
+		Content []struct{ Type, Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(out, &results); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	want := []struct {
+		text    string
+		isError bool
+	}{
+		{"hihi", false}, {"hihi", false}, {"<b>&", false},
+		{"<i> & \"quotes\" \u2028 é \x01", false},
+		{"the disk is full: free some space and retry", true},
+		{`invalid arguments: missing required argument "text"`, true},
+		{"tool explode panicked: kaboom", true},
+	}
+	if len(results) != len(want) {
+		t.Fatalf("%d results, want %d: %s", len(results), len(want), out)
+	}
+	for i, w := range want {
+		r := results[i]
+		if len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != w.text || r.IsError != w.isError {
+			t.Errorf("call %d: got %+v, want text %q isError %v", i, r, w.text, w.isError)
+		}
+	}
+	fast := -1
+	if _, tail, ok := strings.Cut(stderr.String(), "calls answered by Run: "); ok {
+		fmt.Sscan(tail, &fast)
+	}
+	if fast <= 0 {
+		t.Errorf("no call was answered by Run itself (stderr: %s)", stderr.String())
+	}
+	t.Logf("%d of %d calls answered by Run itself", fast, len(want))
 }
