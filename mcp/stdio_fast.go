@@ -312,29 +312,6 @@ func scanCall(params, form []byte) (callSpans, bool) {
 	return c, ok
 }
 
-// members calls fn with each key and value of the JSON object obj, known
-// to be valid, until fn returns false; it reports false then, or when obj
-// is not an object.
-func members(obj []byte, fn func(key, val []byte) bool) bool {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return false
-	}
-	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] != '}'; {
-		end := endOfString(obj, i)
-		key := obj[i:end]
-		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
-		end = endOfValue(obj, i)
-		if !fn(key, obj[i:end]) {
-			return false
-		}
-		if i = skipSpace(obj, end); i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
-		}
-	}
-	return true
-}
-
 // canonicalID reports whether id is written as the SDK writes it back: a
 // string without escapes, or an integer of at most 15 digits without a
 // sign, fraction or exponent (the SDK reads numbers as float64 and writes

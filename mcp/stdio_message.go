@@ -69,48 +69,60 @@ func scanRequest(line []byte) (requestSpans, bool) {
 	if !json.Valid(line) || !utf8.Valid(line) || tooDeep(line) {
 		return sp, false
 	}
-	i := skipSpace(line, 0)
-	if line[i] != '{' {
-		return sp, false
-	}
 	version := false
-	for i = skipSpace(line, i+1); line[i] != '}'; {
-		end := endOfString(line, i)
-		key := line[i:end]
-		i = skipSpace(line, skipSpace(line, end)+1) // past the colon
-		end = endOfValue(line, i)
-		val := line[i:end]
+	ok := members(line, func(key, val []byte) bool {
 		switch string(key) {
 		case `"jsonrpc"`:
 			if version || string(val) != `"2.0"` {
-				return sp, false
+				return false
 			}
 			version = true
 		case `"id"`:
 			if sp.id != nil || !plainID(val) {
-				return sp, false
+				return false
 			}
 			sp.id = val
 		case `"method"`:
 			if sp.method != nil || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
-				return sp, false
+				return false
 			}
 			sp.method = val
 		case `"params"`:
 			if sp.params != nil {
-				return sp, false
+				return false
 			}
 			sp.params = val
 		default:
 			if bytes.IndexByte(key, '\\') >= 0 { // it may spell one of the above
-				return sp, false
+				return false
 			}
 		}
-		if i = skipSpace(line, end); line[i] == ',' {
-			i = skipSpace(line, i+1)
+		return true
+	})
+	return sp, ok && version && sp.method != nil
+}
+
+// members calls fn with each key and value of the JSON object obj, known
+// to be valid, until fn returns false; it reports false then, or when obj
+// is not an object.
+func members(obj []byte, fn func(key, val []byte) bool) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] != '}'; {
+		end := endOfString(obj, i)
+		key := obj[i:end]
+		i = skipSpace(obj, skipSpace(obj, end)+1) // past the colon
+		end = endOfValue(obj, i)
+		if !fn(key, obj[i:end]) {
+			return false
+		}
+		if i = skipSpace(obj, end); i < len(obj) && obj[i] == ',' {
+			i = skipSpace(obj, i+1)
 		}
 	}
-	return sp, version && sp.method != nil
+	return true
 }
 
 // plainID reports whether v is an id the SDK reads as this scan does: null,
