@@ -313,15 +313,16 @@ func scanCall(params, form []byte) (callSpans, bool) {
 }
 
 // canonicalID reports whether id is written as the SDK writes it back: a
-// string without escapes, or an integer of at most 15 digits without a
-// sign, fraction or exponent (the SDK reads numbers as float64 and writes
-// them as integers).
+// string without escapes and without U+2028 or U+2029 (which the SDK's
+// encoder escapes), or an integer of at most 15 digits without a sign,
+// fraction or exponent (the SDK reads numbers as float64 and writes them
+// as integers).
 func canonicalID(id []byte) bool {
 	switch {
 	case len(id) == 0:
 		return false
 	case id[0] == '"':
-		return bytes.IndexByte(id, '\\') < 0
+		return bytes.IndexByte(id, '\\') < 0 && !bytes.Contains(id, []byte("\u2028")) && !bytes.Contains(id, []byte("\u2029"))
 	case id[0] == '0':
 		return len(id) == 1
 	case len(id) > 15:

@@ -59,7 +59,7 @@ func exchange(t testing.TB, s *Server, lines []string) map[string]string {
 				ID json.RawMessage `json:"id"`
 			}
 			json.Unmarshal(sc.Bytes(), &m)
-			got <- [2]string{string(m.ID), sc.Text()}
+			got <- [2]string{sameID(m.ID), sc.Text()}
 		}
 		close(got)
 	}()
@@ -79,11 +79,11 @@ func exchange(t testing.TB, s *Server, lines []string) map[string]string {
 		var m struct {
 			ID json.RawMessage `json:"id"`
 		}
-		if json.Unmarshal([]byte(line), &m) != nil || len(m.ID) == 0 || !canonicalID(m.ID) {
+		if json.Unmarshal([]byte(line), &m) != nil || len(m.ID) == 0 || !canonicalID([]byte(sameID(m.ID))) {
 			continue
 		}
 		timeout := time.After(10 * time.Second)
-		for answers[string(m.ID)] == "" {
+		for answers[sameID(m.ID)] == "" {
 			select {
 			case a := <-got:
 				keep(a)
@@ -100,6 +100,21 @@ func exchange(t testing.TB, s *Server, lines []string) map[string]string {
 		t.Fatalf("Run: %v", err)
 	}
 	return answers
+}
+
+// sameID is a string id as a JSON encoder writes it back (the SDK
+// escapes U+2028 and U+2029, for one), so that an answer is found by the
+// id of its call; other ids are returned as they are.
+func sameID(id json.RawMessage) string {
+	var s string
+	if len(id) == 0 || id[0] != '"' || json.Unmarshal(id, &s) != nil {
+		return string(id)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // sameAnswers runs lines against both servers and reports differences; it
@@ -157,6 +172,9 @@ func TestFastAnswersAsTheSDK(t *testing.T) {
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":12345,"method":"tools/call","params":{%s"name":"echo","arguments":{"text":"number id"}}}`, meta),
 			fmt.Sprintf(`{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{%s"name":"echo","arguments":{"text":"float id"}}}`, meta),
 		)
+		for i, id := range []string{"<a&b>", "é", "\u2028", "\u2029x", "\u007f", "/"} {
+			lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":"%s%s-%d","method":"tools/call","params":{%s"name":"echo","arguments":{"text":"odd id"}}}`, prefix, id, i, meta))
+		}
 		return lines
 	}
 	tests := []struct {
@@ -270,8 +288,9 @@ func TestFastCallsAnsweredWhenTheInputEnds(t *testing.T) {
 	}
 }
 
-// FuzzFastCalls sends a tools/call with fuzzed params twice (once to prove
-// its form, once more) to both servers and compares the answers.
+// FuzzFastCalls sends a tools/call with fuzzed params and id three times
+// (once to prove its form, then twice more) to both servers and compares
+// the answers. An empty id stands for the integer ids 1, 2 and 3.
 func FuzzFastCalls(f *testing.F) {
 	for _, params := range []string{
 		`{"name":"echo","arguments":{"text":"hi"}}`,
@@ -285,14 +304,19 @@ func FuzzFastCalls(f *testing.F) {
 		`{"name":"echo","name":"fail"}`,
 		`{"name":"echo","arguments":{"text":"hi","text":5}}`,
 	} {
-		f.Add(params, true)
-		f.Add(params, false)
+		f.Add(params, "", true)
+		f.Add(params, "", false)
 	}
-	f.Fuzz(func(t *testing.T, params string, legacy bool) {
-		call := func(id int) string {
-			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params)
+	f.Add(`{"name":"echo","arguments":{"text":"hi"}}`, "a<b>&\u2028 é", true)
+	f.Fuzz(func(t *testing.T, params, id string, legacy bool) {
+		call := func(n int) string {
+			callID := fmt.Sprint(n)
+			if id != "" {
+				callID = fmt.Sprintf(`"%s-%d"`, id, n)
+			}
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":%s}`, callID, params)
 		}
-		if !json.Valid([]byte(call(1))) || strings.Contains(params, "\n") {
+		if !json.Valid([]byte(call(1))) || strings.ContainsAny(params+id, "\n") {
 			t.Skip() // a newline would cut the message in two lines
 		}
 		lines := []string{call(1), call(2), call(3)}
