@@ -43,10 +43,10 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // are cancelled. A read from r that is blocked when Run returns is left to
 // finish on its own; its line is then dropped.
 //
-// Run answers calls of the tools added with [Server.AddTools] itself, as
-// the SDK would answer them byte for byte but in a quarter of the time,
-// once the SDK has answered a call of the same form in the session (see
-// bench/README.md in the repository). Such calls do not pass through
+// Run answers calls of the tools added with [Server.AddTools] itself, byte
+// for byte as the SDK would answer them but for about a quarter of the
+// server's CPU time, once the SDK has answered a call of the same form in
+// the session (see bench/README.md in the repository). Such calls do not pass through
 // middleware of the SDK server; calling [Server.SDK] turns this off, so
 // that everything goes through the SDK.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.Writer) error {
@@ -78,8 +78,9 @@ type lineWriter struct {
 	answered  chan struct{} // closed and replaced at each response
 
 	// onResponse is told of each response the SDK writes, before it is
-	// written: the call's id, and the result (nil for an error).
-	onResponse func(id, result []byte)
+	// written: the call's id, and what follows it (`,"result":…}` or
+	// `,"error":…}`).
+	onResponse func(id, rest []byte)
 }
 
 // Who wrote a line, for lineWriter.write.
@@ -109,10 +110,10 @@ func (lw *lineWriter) write(p []byte, by int) (int, error) {
 	if lw.closed {
 		return 0, io.ErrClosedPipe
 	}
-	id, result, isResponse := responseTo(p)
+	id, rest, isResponse := responseTo(p)
 	if isResponse && by == bySDK && lw.onResponse != nil {
 		// Before the client can read it and send the next line.
-		lw.onResponse(id, result)
+		lw.onResponse(id, rest)
 	}
 	n, err := lw.w.Write(p)
 	if err == nil && isResponse && by != byReply {
@@ -147,18 +148,15 @@ func (lw *lineWriter) waitFor(ctx context.Context, n int) {
 
 // responseTo reports whether p, a message as the SDK writes it
 // ({"jsonrpc":"2.0","id":…,"result"|"error":…}), answers a call, and
-// returns the call's id and the result (nil for an error).
-func responseTo(p []byte) (id, result []byte, ok bool) {
+// returns the call's id and what follows it.
+func responseTo(p []byte) (id, rest []byte, ok bool) {
 	const prefix = `{"jsonrpc":"2.0","id":`
 	if !bytes.HasPrefix(p, []byte(prefix)) {
 		return nil, nil, false
 	}
 	end := endOfValue(p, len(prefix))
-	id, rest := p[len(prefix):end], p[end:]
-	if after, found := bytes.CutPrefix(rest, []byte(`,"result":`)); found {
-		return id, after[:endOfValue(after, 0)], true
-	}
-	return id, nil, bytes.HasPrefix(rest, []byte(`,"error"`))
+	id, rest = p[len(prefix):end], p[end:]
+	return id, rest, bytes.HasPrefix(rest, []byte(`,"result"`)) || bytes.HasPrefix(rest, []byte(`,"error"`))
 }
 
 // Close is called by the SDK when the session ends; the caller's writer

@@ -168,9 +168,9 @@ func (f *fastCalls) worker(call func()) {
 }
 
 // answered learns from the SDK's response to a call handed over to prove
-// a _meta form: result is nil for an error. It runs in lineWriter.write,
-// before the response is written.
-func (f *fastCalls) answered(id, result []byte) {
+// a _meta form: rest is what follows the id in the response. It runs in
+// lineWriter.write, before the response is written.
+func (f *fastCalls) answered(id, rest []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p, ok := f.probes[string(id)]
@@ -178,9 +178,11 @@ func (f *fastCalls) answered(id, result []byte) {
 		return
 	}
 	delete(f.probes, string(id))
-	if result == nil || p.epoch != f.epoch || len(f.proven) >= maxForms {
+	result, isResult := bytes.CutPrefix(rest, []byte(`,"result":`))
+	if !isResult || p.epoch != f.epoch || len(f.proven) >= maxForms {
 		return
 	}
+	result = result[:endOfValue(result, 0)]
 	var sh shape
 	ok = members(result, func(key, val []byte) bool {
 		switch string(key) {
