@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/llm"
 	"github.com/bridle-dev/bridle/tool"
 )
@@ -112,7 +113,7 @@ func TestMCPNamesAreMadeFitDeterministically(t *testing.T) {
 		{"notes", long, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.server+" "+clip(tt.tool, 10), func(t *testing.T) {
+		t.Run(tt.server+" "+clip.String(tt.tool, 10), func(t *testing.T) {
 			got := mcpName(tt.server, tt.tool)
 			if tt.want != "" && got != tt.want {
 				t.Fatalf("mcpName = %q, want %q", got, tt.want)

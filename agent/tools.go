@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/llm"
 	"github.com/bridle-dev/bridle/tool"
 )
@@ -31,7 +31,7 @@ func (a *Agent) Add(tools ...tool.Tool) {
 		p, err := t.Prepare()
 		if err != nil {
 			if t.Name == "" {
-				panic(fmt.Sprintf("agent.Add: tool %d of %d (description %q): %v", i+1, len(tools), clip(t.Description, 40), err))
+				panic(fmt.Sprintf("agent.Add: tool %d of %d (description %q): %v", i+1, len(tools), clip.String(t.Description, 40), err))
 			}
 			panic(fmt.Sprintf("agent.Add: %v", err))
 		}
@@ -201,21 +201,8 @@ func verb(r tool.Risk) string {
 // truncate cuts s to at most max bytes, on a character boundary, and says
 // how much was cut.
 func truncate(s string, max int) string {
-	n := max
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
+	n := clip.Boundary(s, max)
 	return fmt.Sprintf("%s\n\n[output truncated: %d of %d bytes cut; the limit is %d bytes. Ask for less, or for a part at a time.]", s[:n], len(s)-n, len(s), max)
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // mcpName returns the name the model sees for tool t of server s:

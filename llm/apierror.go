@@ -9,7 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/bridle-dev/bridle/internal/clip"
 )
 
 // errorFields is every shape of error body the providers and compatible
@@ -98,7 +99,7 @@ func jsonText(raw json.RawMessage) string {
 	if json.Compact(&buf, raw) != nil {
 		return ""
 	}
-	return clip(buf.String(), 500)
+	return clip.String(buf.String(), 500)
 }
 
 // describeBody says what came back when it was not an error object.
@@ -108,23 +109,13 @@ func describeBody(status int, h http.Header, data []byte) string {
 		return strings.ToLower(http.StatusText(status)) + " (empty body)"
 	}
 	if json.Valid(data) {
-		return strings.ToLower(http.StatusText(status)) + ": " + clip(string(data), 200)
+		return strings.ToLower(http.StatusText(status)) + ": " + clip.String(string(data), 200)
 	}
 	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	if mt == "text/html" || bytes.HasPrefix(data, []byte("<")) {
 		return "the server answered with an HTML page, not a JSON error; check BaseURL"
 	}
-	return fmt.Sprintf("the response is not JSON: %q", clip(string(data), 200))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return fmt.Sprintf("the response is not JSON: %q", clip.String(string(data), 200))
 }
 
 func firstHeader(h http.Header, names ...string) string {

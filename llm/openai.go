@@ -8,6 +8,8 @@ import (
 	"iter"
 	"net/http"
 	"strings"
+
+	"github.com/bridle-dev/bridle/internal/clip"
 )
 
 const openaiBase = "https://api.openai.com/v1"
@@ -263,7 +265,7 @@ func (openaiWire) decode(data []byte) (*Response, error) {
 		return nil, errorInReply(data)
 	}
 	if len(r.Choices) == 0 {
-		return nil, fmt.Errorf("llm: the reply has no choices: %s", clip(string(data), 200))
+		return nil, fmt.Errorf("llm: the reply has no choices: %s", clip.String(string(data), 200))
 	}
 	ch := r.Choices[0]
 	text, thinking := contentText(ch.Message.Content)

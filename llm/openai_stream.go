@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/internal/sse"
 )
 
@@ -81,7 +82,7 @@ func (d *openaiDecoder) event(ev sse.Event, emit func(Event) bool) error {
 	d.chunk = oaiChunk{Choices: choices[:0]}
 	c := &d.chunk
 	if err := json.Unmarshal(data, c); err != nil {
-		return fmt.Errorf("llm: a stream chunk is not JSON: %w: %q", err, clip(ev.Data, 200))
+		return fmt.Errorf("llm: a stream chunk is not JSON: %w: %q", err, clip.String(ev.Data, 200))
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return streamError(append(append([]byte(`{"error":`), c.Error...), '}'))

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/bridle-dev/bridle/internal/clip"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -329,14 +329,7 @@ func (t *tail) lastLine() string {
 		if l == "" {
 			continue
 		}
-		if len(l) > tailLineMax {
-			n := tailLineMax
-			for n > 0 && !utf8.RuneStart(l[n]) {
-				n--
-			}
-			l = l[:n] + "…"
-		}
-		return l
+		return clip.String(l, tailLineMax)
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/clip"
 )
 
 const (
@@ -94,7 +95,7 @@ func (u *ui) view(c agent.Call) []string {
 	if args == "" || args == "{}" {
 		return []string{c.Name + " (no arguments)"}
 	}
-	return []string{c.Name + " " + clip(compact(args), maxArgsShown)}
+	return []string{c.Name + " " + clip.String(compact(args), maxArgsShown)}
 }
 
 func (u *ui) diffSide(mark, color, text string) []string {
@@ -108,7 +109,7 @@ func (u *ui) diffSide(mark, color, text string) []string {
 			out = append(out, u.paint(dim, fmt.Sprintf("%s … %s", mark, plural(len(lines)-maxDiffLines, "more line"))))
 			break
 		}
-		out = append(out, u.paint(color, mark+" "+clip(l, 160)))
+		out = append(out, u.paint(color, mark+" "+clip.String(l, 160)))
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/tool"
 	"golang.org/x/term"
 )
@@ -242,22 +243,8 @@ func firstLine(s string, max int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	return clip(s, max)
+	return clip.String(s, max)
 }
-
-// clip shortens s to about max bytes, at a rune boundary.
-func clip(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 func roundWait(d time.Duration) time.Duration {
 	if d >= time.Second {
