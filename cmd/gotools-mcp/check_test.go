@@ -9,11 +9,7 @@ import (
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, testdataRoot(t))
-	for _, tc := range []struct {
-		name string
-		args map[string]any
-		want expect
-	}{
+	runCases(t, s, "go_check", []toolCase{
 		{"a clean project is clean", map[string]any{"path": "clean"},
 			expect{prefix: "clean: go build and go vet found no problems in clean (and the folders below it)"}},
 		{"a file means its package", map[string]any{"path": "clean/main.go"},
@@ -44,13 +40,7 @@ func TestCheck(t *testing.T) {
 			expect{fails: true, has: []string{"not both"}}},
 		{"a folder without packages is refused", map[string]any{"path": "."},
 			expect{fails: true, has: []string{"no Go packages in . (and the folders below it)"}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			text, failed := call(t, s, "go_check", tc.args)
-			tc.want.check(t, text, failed)
-		})
-	}
+	})
 }
 
 func TestCheckReportsAModuleMissingFromTheCache(t *testing.T) {

@@ -5,11 +5,7 @@ import "testing"
 func TestDoc(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, testdataRoot(t))
-	for _, tc := range []struct {
-		name string
-		args map[string]any
-		want expect
-	}{
+	runCases(t, s, "go_doc", []toolCase{
 		{"a standard library symbol is documented", map[string]any{"symbol": "strings.Cut"},
 			expect{has: []string{"func Cut(s, sep string) (before, after string, found bool)"}}},
 		{"a standard library package is documented", map[string]any{"symbol": "net/http"},
@@ -32,11 +28,5 @@ func TestDoc(t *testing.T) {
 			expect{fails: true, has: []string{"symbol is empty"}}},
 		{"a path outside the root is refused", map[string]any{"symbol": "strings", "path": "/tmp"},
 			expect{fails: true, has: []string{"outside the project root"}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			text, failed := call(t, s, "go_doc", tc.args)
-			tc.want.check(t, text, failed)
-		})
-	}
+	})
 }

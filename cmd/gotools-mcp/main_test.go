@@ -91,6 +91,29 @@ func call(t *testing.T, s *mcp.Server, name string, args map[string]any) (string
 	return strings.Join(texts, "\n"), res.IsError
 }
 
+// toolCase is one call of a tool and what its answer must be.
+type toolCase struct {
+	name string
+	args map[string]any
+	want expect
+}
+
+// runCases calls tool on s once per case, in parallel subtests, and checks
+// each answer against the case and with also, when given.
+func runCases(t *testing.T, s *mcp.Server, tool string, cases []toolCase, also ...func(t *testing.T, text string)) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			text, failed := call(t, s, tool, tc.args)
+			tc.want.check(t, text, failed)
+			for _, check := range also {
+				check(t, text)
+			}
+		})
+	}
+}
+
 // expect checks a tool's answer: whether it failed, and what it must and
 // must not contain.
 type expect struct {

@@ -60,11 +60,7 @@ func main() {
 func TestRun(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, testdataRoot(t))
-	for _, tc := range []struct {
-		name string
-		args map[string]any
-		want expect
-	}{
+	runCases(t, s, "go_run", []toolCase{
 		{"a main package runs with its arguments", map[string]any{"path": "clean", "args": []string{"Ada", "Bob"}},
 			expect{exactly: "exit code: 0\n\nstdout:\nhello, Ada\nhello, Bob\n\nstderr: (empty)\n"}},
 		{"a file means its package", map[string]any{"path": "clean/main.go", "args": []string{"Ada"}},
@@ -95,16 +91,11 @@ func TestRun(t *testing.T) {
 			expect{fails: true, has: []string{"timeout_seconds is 1000: the limit is 120"}}},
 		{"a path outside the root is refused", map[string]any{"path": "/"},
 			expect{fails: true, has: []string{"outside the project root"}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			text, failed := call(t, s, "go_run", tc.args)
-			tc.want.check(t, text, failed)
-			if len(text) > 3*defaultCapture {
-				t.Errorf("answer is %d bytes long", len(text))
-			}
-		})
-	}
+	}, func(t *testing.T, text string) {
+		if len(text) > 3*defaultCapture {
+			t.Errorf("answer is %d bytes long", len(text))
+		}
+	})
 }
 
 func TestRunLeavesNoTemporaryFilesBehind(t *testing.T) {

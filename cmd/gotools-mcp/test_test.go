@@ -5,11 +5,7 @@ import "testing"
 func TestTest(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, testdataRoot(t))
-	for _, tc := range []struct {
-		name string
-		args map[string]any
-		want expect
-	}{
+	runCases(t, s, "go_test", []toolCase{
 		{"passing tests are counted", map[string]any{"path": "clean"},
 			expect{prefix: "PASS: 1 passed, 0 failed, 0 skipped (packages: 1 ok, 0 failed, 1 without tests)", has: []string{"ok    example.com/clean/greet"}}},
 		{"a failing test is shown with its output", map[string]any{"path": "failing"},
@@ -33,13 +29,7 @@ func TestTest(t *testing.T) {
 			expect{fails: true, has: []string{"outside the project root"}}},
 		{"a missing path is required", map[string]any{},
 			expect{fails: true, has: []string{`missing required argument "path"`}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			text, failed := call(t, s, "go_test", tc.args)
-			tc.want.check(t, text, failed)
-		})
-	}
+	})
 }
 
 func TestTestStopsATestThatNeverEnds(t *testing.T) {

@@ -58,37 +58,14 @@ func TestHTTPSubprocessWithAToken(t *testing.T) {
 		})
 	}
 	t.Run("a raw request without the token gets 401", func(t *testing.T) {
-		req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("status = %d, want 401", resp.StatusCode)
+		if status := pingStatus(t, url, nil); status != http.StatusUnauthorized {
+			t.Errorf("status = %d, want 401", status)
 		}
 	})
 	t.Run("a page from another origin gets 403", func(t *testing.T) {
-		req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer s3cret-token")
-		req.Header.Set("Origin", "https://evil.example")
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusForbidden {
-			t.Errorf("status = %d, want 403", resp.StatusCode)
+		header := map[string]string{"Authorization": "Bearer s3cret-token", "Origin": "https://evil.example"}
+		if status := pingStatus(t, url, header); status != http.StatusForbidden {
+			t.Errorf("status = %d, want 403", status)
 		}
 	})
 	if body, err := os.ReadFile(filepath.Join(dir, "Over HTTP.md")); err != nil || string(body) != "hello\nagain" {
@@ -224,4 +201,24 @@ func TestConcurrentAddsOverHTTP(t *testing.T) {
 			t.Errorf("a temporary file was left behind: %s", e.Name())
 		}
 	}
+}
+
+// pingStatus posts a ping to url with header and returns the status.
+func pingStatus(t *testing.T, url string, header map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
