@@ -104,8 +104,8 @@ func TestLLMsTxtNamesExist(t *testing.T) {
 }
 
 func TestLLMsTxtIsShort(t *testing.T) {
-	if n := strings.Count(bridle.LLMsTxt(), "\n"); n > 600 {
-		t.Errorf("llms.txt has %d lines; keep it under 600", n)
+	if n := strings.Count(bridle.LLMsTxt(), "\n"); n > 900 {
+		t.Errorf("llms.txt has %d lines; keep it under 900 (it is read whole by a coding assistant)", n)
 	}
 }
 

@@ -6,7 +6,7 @@
 //   - Each call's [tool.Risk] meets the agent's [Autonomy]: a call runs, is
 //     refused, or waits for the [Approver] (yes, always, no).
 //   - Optional hooks check the person's text, each call, and the final answer
-//     ([Config.CheckInput], [Config.CheckCall], [Config.CheckOutput]).
+//     ([Options.CheckInput], [Options.CheckCall], [Options.CheckOutput]).
 //   - Unknown tools, bad arguments, tool errors, panics and oversized output
 //     become failed calls the model reads; the turn goes on.
 //   - The conversation stays on the agent and is always valid to send again,
@@ -14,7 +14,7 @@
 //
 // Tools come from [Agent.Add] or from an MCP session with [Agent.Connect];
 // the loop does not tell them apart. Progress is reported to
-// [Config.OnEvent]; the package knows nothing about terminals.
+// [Options.OnEvent]; the package knows nothing about terminals.
 package agent
 
 import (
@@ -29,14 +29,15 @@ import (
 	"github.com/bridle-dev/bridle/tool"
 )
 
-// DefaultMaxSteps is the step limit when [Config.MaxSteps] is 0.
+// DefaultMaxSteps is the step limit when [Options.MaxSteps] is 0.
 const DefaultMaxSteps = 50
 
-// DefaultMaxOutput is the tool output cap when [Config.MaxOutput] is 0.
+// DefaultMaxOutput is the tool output cap when [Options.MaxOutput] is 0.
 const DefaultMaxOutput = 64 << 10
 
-// Config sets up an [Agent]. The zero value of each field means its default.
-type Config struct {
+// Options sets up an [Agent]. A nil *Options, and the zero value of each
+// field, mean the defaults.
+type Options struct {
 	// System is the system prompt. The instructions of connected MCP servers
 	// are appended to it.
 	System string
@@ -84,18 +85,19 @@ type Config struct {
 	CheckOutput func(ctx context.Context, text string) (string, error)
 }
 
-// Stop says why a run ended.
+// Stop says why a run ended. Its values are spelt like [llm.StopReason]'s:
+// lower case, words joined by an underscore.
 type Stop string
 
 // The stop reasons.
 const (
 	// StopDone: the model answered.
 	StopDone Stop = "done"
-	// StopStepLimit: the run reached [Config.MaxSteps] replies.
-	StopStepLimit Stop = "step limit"
+	// StopStepLimit: the run reached [Options.MaxSteps] replies.
+	StopStepLimit Stop = "step_limit"
 	// StopMaxTokens: the last reply reached the token cap. Tool calls in it
 	// were not run and are not in the history.
-	StopMaxTokens Stop = "max tokens"
+	StopMaxTokens Stop = "max_tokens"
 	// StopRefused: a guardrail hook or the model refused; see Reason.
 	StopRefused Stop = "refused"
 	// StopCancelled: the context ended the run.
@@ -127,7 +129,7 @@ var ErrBusy = errors.New("agent: a Run is already going on with this agent; wait
 // returns [ErrBusy].
 type Agent struct {
 	client llm.Client
-	cfg    Config
+	cfg    Options
 	log    *slog.Logger
 
 	running sync.Mutex // held for the whole of a Run
@@ -143,8 +145,13 @@ type Agent struct {
 	always  map[string]bool
 }
 
-// New returns an agent that talks to the model through client.
-func New(client llm.Client, cfg Config) *Agent {
+// New returns an agent that talks to the model through client; nil opts
+// means the defaults.
+func New(client llm.Client, opts *Options) *Agent {
+	var cfg Options
+	if opts != nil {
+		cfg = *opts
+	}
 	if client == nil {
 		panic("agent.New: the llm.Client is nil")
 	}

@@ -50,7 +50,7 @@ func bothDialects(t *testing.T, f func(t *testing.T, s setup)) {
 
 // start returns an agent talking to a scripted server in the setup's
 // dialect.
-func start(t testing.TB, s setup, script llmtest.Script, cfg Config) (*Agent, *llmtest.Server) {
+func start(t testing.TB, s setup, script llmtest.Script, cfg *Options) (*Agent, *llmtest.Server) {
 	t.Helper()
 	srv := llmtest.NewServer(script)
 	t.Cleanup(srv.Close)
@@ -169,7 +169,7 @@ func TestWriteWaitsForApprovalAndRuns(t *testing.T) {
 				t.Errorf("the file exists before the person said yes (%v)", err)
 			}
 		}}
-		a, srv := start(t, s, quote(writeNotes), Config{Approver: ask.approve})
+		a, srv := start(t, s, quote(writeNotes), &Options{Approver: ask.approve})
 		a.Add(writer(dir))
 
 		out, err := a.Run(t.Context(), "save hello in notes.txt")
@@ -201,7 +201,7 @@ func TestNobodyToAskMeansNothingWritten(t *testing.T) {
 	everyWay(t, func(t *testing.T, s setup) {
 		dir := t.TempDir()
 		var ev events
-		a, srv := start(t, s, quote(writeNotes), Config{OnEvent: ev.add})
+		a, srv := start(t, s, quote(writeNotes), &Options{OnEvent: ev.add})
 		a.Add(writer(dir))
 
 		out, err := a.Run(t.Context(), "save hello in notes.txt")
@@ -236,7 +236,7 @@ func TestEditsRunsWritesButAsksForExec(t *testing.T) {
 		var ran []string
 		ask := &asker{answers: []Decision{No}}
 		a, srv := start(t, s, quote(writeNotes, llmtest.Call{Name: "run_command", Args: `{"command":"make"}`}),
-			Config{Autonomy: Edits, Approver: ask.approve})
+			&Options{Autonomy: Edits, Approver: ask.approve})
 		a.Add(writer(dir), commander(&ran))
 
 		out, err := a.Run(t.Context(), "save and build")
@@ -277,7 +277,7 @@ func TestAlwaysIsRememberedForTheTool(t *testing.T) {
 			llmtest.Reply{Calls: []llmtest.Call{{Name: "write_file", Args: `{"path":"c.txt","content":"c"}`}, {Name: "run_command", Args: `{"command":"ls"}`}}},
 			llmtest.Reply{Text: "c written, ls declined"},
 		)
-		a, _ := start(t, s, script, Config{Approver: ask.approve})
+		a, _ := start(t, s, script, &Options{Approver: ask.approve})
 		a.Add(writer(dir), commander(&ran))
 		for _, q := range []string{"write a and b", "write c and list"} {
 			if out, err := a.Run(t.Context(), q); err != nil || out.Stop != StopDone {
@@ -307,7 +307,7 @@ func TestReadOnlyNeverAsks(t *testing.T) {
 			llmtest.Call{Name: "read_file", Args: `{"path":"a.txt"}`},
 			writeNotes,
 			llmtest.Call{Name: "run_command", Args: `{"command":"rm -rf /"}`},
-		), Config{Autonomy: ReadOnly, Approver: ask.approve})
+		), &Options{Autonomy: ReadOnly, Approver: ask.approve})
 		a.Add(reader(), writer(dir), commander(&ran))
 
 		if _, err := a.Run(t.Context(), "look and change"); err != nil {
@@ -334,7 +334,7 @@ func TestDeclinedCallDoesNotEndTheTurn(t *testing.T) {
 			llmtest.Reply{Calls: []llmtest.Call{{Name: "read_file", Args: `{"path":"notes.txt"}`}}},
 			llmtest.Reply{Text: "I read it instead."},
 		)
-		a, srv := start(t, s, script, Config{Approver: ask.approve})
+		a, srv := start(t, s, script, &Options{Approver: ask.approve})
 		a.Add(writer(t.TempDir()), reader())
 		out, err := a.Run(t.Context(), "go")
 		if err != nil {

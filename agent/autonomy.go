@@ -10,7 +10,7 @@ import (
 )
 
 // Autonomy says which tool calls run without asking. Whatever the autonomy,
-// [Config.CheckCall] is consulted first.
+// [Options.CheckCall] is consulted first.
 //
 //	autonomy   Read   Write   Exec
 //	read-only  run    refuse  refuse

@@ -65,7 +65,7 @@ func benchSteps(b *testing.B, client llm.Client, n int) {
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	a := New(client, Config{Autonomy: Auto, MaxSteps: n + 1})
+	a := New(client, &Options{Autonomy: Auto, MaxSteps: n + 1})
 	a.Add(trivial)
 	runs := 0
 	for b.Loop() {
@@ -143,7 +143,7 @@ func BenchmarkHistoryMemory(b *testing.B) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		a := New(client, Config{Autonomy: Auto, MaxSteps: steps + 1, NoStream: true})
+		a := New(client, &Options{Autonomy: Auto, MaxSteps: steps + 1, NoStream: true})
 		a.Add(read)
 		out, err := a.Run(context.Background(), "read every file")
 		if err != nil || out.Stop != StopDone {

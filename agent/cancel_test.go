@@ -35,7 +35,7 @@ func TestCancelledMidStreamThenNextRunSendsAValidHistory(t *testing.T) {
 		)
 		ctx, cancel := context.WithCancel(t.Context())
 		var ev events
-		a, srv := start(t, s, script, Config{OnEvent: func(e Event) {
+		a, srv := start(t, s, script, &Options{OnEvent: func(e Event) {
 			ev.add(e)
 			if e.Type == EventText {
 				cancel()
@@ -78,7 +78,7 @@ func TestCancelledMidToolAnswersEveryCall(t *testing.T) {
 			llmtest.Reply{Text: "Working.", Calls: []llmtest.Call{{Name: "slow"}, {Name: "t"}}},
 			llmtest.Reply{Text: "Carrying on."},
 		)
-		a, srv := start(t, s, script, Config{})
+		a, srv := start(t, s, script, &Options{})
 		a.Add(slow, counter("t", tool.Read, &ran))
 		out, err := a.Run(ctx, "work")
 		if err != nil {
@@ -115,7 +115,7 @@ func TestCancelledWhileAskingDeclines(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	f := script(reply(call("c1", "w", `{}`), call("c2", "w", `{}`)))
 	runs := 0
-	a := New(f, Config{Approver: func(ctx context.Context, c Call) Decision {
+	a := New(f, &Options{Approver: func(ctx context.Context, c Call) Decision {
 		cancel()
 		<-ctx.Done()
 		return Yes // a careless approver: cancellation still wins

@@ -12,7 +12,7 @@ type EventType int
 // The kinds of event, in the order they usually happen within a step.
 const (
 	// EventText carries a piece of the model's reply in Text. Streaming,
-	// pieces arrive as the model writes; with [Config.NoStream], once per
+	// pieces arrive as the model writes; with [Options.NoStream], once per
 	// reply.
 	EventText EventType = iota + 1
 	// EventThinking carries a piece of the model's visible reasoning in Text.
@@ -52,7 +52,7 @@ func (t EventType) String() string {
 }
 
 // Event is something that happened during [Agent.Run], delivered to
-// [Config.OnEvent] as it happens. Which fields mean something depends on
+// [Options.OnEvent] as it happens. Which fields mean something depends on
 // Type.
 type Event struct {
 	Type EventType

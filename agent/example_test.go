@@ -30,7 +30,7 @@ func Example() {
 		return
 	}
 
-	a := agent.New(client, agent.Config{
+	a := agent.New(client, &agent.Options{
 		System: "Answer in one sentence.",
 		OnEvent: func(e agent.Event) {
 			if e.Type == agent.EventCalling {

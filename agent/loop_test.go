@@ -47,7 +47,7 @@ func TestAutonomyDecidesWhoRunsAndWhoAsks(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			runs, asked := 0, 0
 			f := script(reply(call("c1", "t", `{}`)), reply(llm.Text("ok")))
-			a := New(f, Config{Autonomy: tt.autonomy, Approver: func(ctx context.Context, c Call) Decision {
+			a := New(f, &Options{Autonomy: tt.autonomy, Approver: func(ctx context.Context, c Call) Decision {
 				asked++
 				if c.Risk != tt.risk || c.Name != "t" {
 					t.Errorf("approver got %+v", c)
@@ -75,7 +75,7 @@ func TestAutonomyDecidesWhoRunsAndWhoAsks(t *testing.T) {
 }
 
 func TestAddPanicsNamingTheTool(t *testing.T) {
-	ok := tool.Tool{Name: "fine", Func: func(context.Context, json.RawMessage) (string, error) { return "", nil }}
+	ok := tool.Tool{Risk: tool.Read, Name: "fine", Func: func(context.Context, json.RawMessage) (string, error) { return "", nil }}
 	tests := []struct {
 		name string
 		add  func(a *Agent)
@@ -90,7 +90,7 @@ func TestAddPanicsNamingTheTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" panics", func(t *testing.T) {
-			a := New(&fake{}, Config{})
+			a := New(&fake{}, &Options{})
 			defer func() {
 				r := recover()
 				if r == nil || !strings.Contains(fmt.Sprint(r), tt.want) {
@@ -137,7 +137,7 @@ func TestMCPNamesAreMadeFitDeterministically(t *testing.T) {
 func TestConnectRenamesKeepsTheRealNameAndAppendsInstructions(t *testing.T) {
 	runs := 0
 	f := script(reply(call("c1", mcpName("notes", "find.note"), `{}`)), reply(llm.Text("done")))
-	a := New(f, Config{System: "Be brief.", Autonomy: Auto})
+	a := New(f, &Options{System: "Be brief.", Autonomy: Auto})
 	if err := a.connect("notes", "Notes are markdown.", []tool.Tool{counter("find.note", tool.Read, &runs)}); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestSetHistoryRefusesWhatCannotBeSent(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := New(&fake{}, Config{})
+			a := New(&fake{}, &Options{})
 			err := a.SetHistory(tt.h)
 			if tt.want == "" {
 				if err != nil {
@@ -230,7 +230,7 @@ func TestAwkwardRepliesEndClearly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := 0
-			a := New(script(tt.resp), Config{Autonomy: Auto})
+			a := New(script(tt.resp), &Options{Autonomy: Auto})
 			a.Add(counter("t", tool.Read, &runs))
 			out, err := a.Run(t.Context(), "go")
 			if err != nil {
@@ -260,7 +260,7 @@ func TestAwkwardRepliesEndClearly(t *testing.T) {
 func TestBadArgumentsAreSentBackAsAnObject(t *testing.T) {
 	f := script(reply(call("c1", "t", `{"path": `), call("c2", "t", `[1]`)), reply(llm.Text("sorry")))
 	runs := 0
-	a := New(f, Config{Autonomy: Auto})
+	a := New(f, &Options{Autonomy: Auto})
 	a.Add(counter("t", tool.Read, &runs))
 	if _, err := a.Run(t.Context(), "go"); err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestBadArgumentsAreSentBackAsAnObject(t *testing.T) {
 func TestRunIsOneAtATime(t *testing.T) {
 	started := make(chan struct{})
 	f := &fake{replies: []fakeReply{{block: true, started: started}}}
-	a := New(f, Config{NoStream: true})
+	a := New(f, &Options{NoStream: true})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan Outcome)
 	go func() {
@@ -308,7 +308,7 @@ func TestCancelledMidStreamKeepsTheTextThatArrived(t *testing.T) {
 		{resp: reply(llm.Text("whole"))},
 	}}
 	var ev events
-	a := New(f, Config{OnEvent: ev.add})
+	a := New(f, &Options{OnEvent: ev.add})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-started; cancel() }()
 	out, err := a.Run(ctx, "first")
@@ -336,7 +336,7 @@ func TestModelFailureKeepsTheHistoryValid(t *testing.T) {
 		{resp: reply(call("c1", "t", `{}`))},
 		{err: boom},
 	}}
-	a := New(f, Config{Autonomy: Auto})
+	a := New(f, &Options{Autonomy: Auto})
 	a.Add(counter("t", tool.Read, &runs))
 	if _, err := a.Run(t.Context(), "first"); !errors.Is(err, boom) {
 		t.Fatalf("Run = %v", err)
@@ -358,7 +358,7 @@ func TestOutputCheckReplacesOrBlocksAndHistoryFollows(t *testing.T) {
 	for _, stream := range []bool{true, false} {
 		t.Run(fmt.Sprintf("streaming %v", stream), func(t *testing.T) {
 			var ev events
-			a := New(script(reply(llm.Text("secret 42")), reply(llm.Text("fine"))), Config{
+			a := New(script(reply(llm.Text("secret 42")), reply(llm.Text("fine"))), &Options{
 				NoStream: !stream,
 				OnEvent:  ev.add,
 				CheckOutput: func(ctx context.Context, s string) (string, error) {

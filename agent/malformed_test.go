@@ -13,7 +13,7 @@ func TestArgumentsThatAreNotJSONBecomeAFailedCall(t *testing.T) {
 	for _, s := range []setup{{llm.OpenAI, true}, {llm.OpenAI, false}, {llm.Anthropic, true}} {
 		t.Run("in "+s.String(), func(t *testing.T) {
 			runs := 0
-			a, srv := start(t, s, quote(llmtest.Call{ID: "c1", Name: "t", Args: `{"path": "a`}), Config{Autonomy: Auto})
+			a, srv := start(t, s, quote(llmtest.Call{ID: "c1", Name: "t", Args: `{"path": "a`}), &Options{Autonomy: Auto})
 			a.Add(counter("t", tool.Read, &runs))
 			out, err := a.Run(t.Context(), "go")
 			if err != nil {
@@ -37,7 +37,7 @@ func TestMaxTokensInsideToolArgumentsIsAnOutcome(t *testing.T) {
 	for _, s := range []setup{{llm.OpenAI, true}, {llm.OpenAI, false}, {llm.Anthropic, true}} {
 		t.Run("in "+s.String(), func(t *testing.T) {
 			runs := 0
-			a, _ := start(t, s, llmtest.Replies(llmtest.Reply{Text: "Let me look.", Calls: []llmtest.Call{{Name: "t", Args: `{"path": "lon`}}, Stop: llm.StopMaxTokens}), Config{Autonomy: Auto})
+			a, _ := start(t, s, llmtest.Replies(llmtest.Reply{Text: "Let me look.", Calls: []llmtest.Call{{Name: "t", Args: `{"path": "lon`}}, Stop: llm.StopMaxTokens}), &Options{Autonomy: Auto})
 			a.Add(counter("t", tool.Read, &runs))
 			out, err := a.Run(t.Context(), "go")
 			if err != nil {

@@ -73,7 +73,7 @@ func TestGuardrailsRefuseAndPass(t *testing.T) {
 					return llmtest.Reply{Text: tt.answer}
 				}
 				ran := 0
-				a, srv := start(t, s, script, Config{
+				a, srv := start(t, s, script, &Options{
 					Autonomy: Auto,
 					CheckInput: func(ctx context.Context, text string) error {
 						if strings.Contains(text, "ignore your rules") {
@@ -162,7 +162,7 @@ func TestSafetyRailsAreFailedCallsTheModelReads(t *testing.T) {
 	}
 	everyWay(t, func(t *testing.T, s setup) {
 		var ev events
-		a, srv := start(t, s, quote(calls...), Config{MaxOutput: 100, OnEvent: ev.add})
+		a, srv := start(t, s, quote(calls...), &Options{MaxOutput: 100, OnEvent: ev.add})
 		a.Add(ok, failing, panicking, huge)
 		out, err := a.Run(t.Context(), "try everything")
 		if err != nil {
@@ -212,7 +212,7 @@ func TestStepLimitStopsAndCanContinue(t *testing.T) {
 			}
 			return llmtest.Reply{Calls: []llmtest.Call{{Name: "t", Args: `{}`}}}
 		}
-		a, srv := start(t, s, script, Config{MaxSteps: 3, Autonomy: Auto})
+		a, srv := start(t, s, script, &Options{MaxSteps: 3, Autonomy: Auto})
 		a.Add(counter("t", tool.Read, &ran))
 		out, err := a.Run(t.Context(), "loop")
 		if err != nil {
@@ -243,7 +243,7 @@ func TestStepLimitStopsAndCanContinue(t *testing.T) {
 }
 
 func TestEmptyTextWithNothingToContinueIsAnError(t *testing.T) {
-	a := New(&fake{}, Config{})
+	a := New(&fake{}, &Options{})
 	if _, err := a.Run(t.Context(), "  "); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Fatalf("Run(empty) = %v", err)
 	}
@@ -251,7 +251,7 @@ func TestEmptyTextWithNothingToContinueIsAnError(t *testing.T) {
 
 func TestModelErrorEndsRunWithTheError(t *testing.T) {
 	bothDialects(t, func(t *testing.T, s setup) {
-		a, _ := start(t, s, llmtest.Replies(llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "bad thing"}}), Config{})
+		a, _ := start(t, s, llmtest.Replies(llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "bad thing"}}), &Options{})
 		out, err := a.Run(t.Context(), "hi")
 		var apiErr *llm.APIError
 		if !errors.As(err, &apiErr) || apiErr.Status != 400 {
@@ -280,7 +280,7 @@ func TestAwkwardRepliesThroughBothDialects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			everyWay(t, func(t *testing.T, s setup) {
 				dir := t.TempDir()
-				a, srv := start(t, s, llmtest.Replies(tt.reply, llmtest.Reply{Text: "next"}), Config{Autonomy: Auto})
+				a, srv := start(t, s, llmtest.Replies(tt.reply, llmtest.Reply{Text: "next"}), &Options{Autonomy: Auto})
 				a.Add(writer(dir))
 				out, err := a.Run(t.Context(), "go")
 				if err != nil {
@@ -310,7 +310,7 @@ func TestRetriesAreReported(t *testing.T) {
 		a, srv := start(t, s, llmtest.Replies(
 			llmtest.Reply{Fault: &llmtest.Fault{Status: 503, Header: http.Header{"Retry-After-Ms": {"1"}}}},
 			llmtest.Reply{Text: "ok"},
-		), Config{OnEvent: ev.add})
+		), &Options{OnEvent: ev.add})
 		out, err := a.Run(t.Context(), "hi")
 		if err != nil || out.Text != "ok" {
 			t.Fatalf("Run = %+v, %v", out, err)

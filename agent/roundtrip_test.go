@@ -37,7 +37,7 @@ func TestSameAnswerDirectlyAndOverMCP(t *testing.T) {
 	}
 	ask := func(t *testing.T, s setup, add func(a *Agent)) result {
 		var r result
-		a, srv := start(t, s, script, Config{System: "Answer briefly.", Approver: func(context.Context, Call) Decision {
+		a, srv := start(t, s, script, &Options{System: "Answer briefly.", Approver: func(context.Context, Call) Decision {
 			r.asked++
 			return No
 		}})
@@ -99,7 +99,7 @@ func TestThinkingSurvivesTheRoundTripAndSaving(t *testing.T) {
 				llmtest.Reply{Text: "Still so."},
 			)
 			var ev events
-			a, srv := start(t, s, script, Config{ThinkingBudget: 2048, MaxTokens: 4096, OnEvent: ev.add})
+			a, srv := start(t, s, script, &Options{ThinkingBudget: 2048, MaxTokens: 4096, OnEvent: ev.add})
 			a.Add(reader())
 			if _, err := a.Run(t.Context(), "what does a say?"); err != nil {
 				t.Fatal(err)
@@ -121,7 +121,7 @@ func TestThinkingSurvivesTheRoundTripAndSaving(t *testing.T) {
 			if err := json.Unmarshal(saved, &h); err != nil {
 				t.Fatal(err)
 			}
-			b := New(a.client, Config{ThinkingBudget: 2048, MaxTokens: 4096, NoStream: !s.stream})
+			b := New(a.client, &Options{ThinkingBudget: 2048, MaxTokens: 4096, NoStream: !s.stream})
 			b.Add(reader())
 			if err := b.SetHistory(h); err != nil {
 				t.Fatal(err)
@@ -154,7 +154,7 @@ func TestEventsArriveInOrder(t *testing.T) {
 			llmtest.Reply{Text: "It says contents of a.", Usage: llm.Usage{Input: 150, Output: 20}},
 		)
 		var ev events
-		a, _ := start(t, s, script, Config{OnEvent: ev.add})
+		a, _ := start(t, s, script, &Options{OnEvent: ev.add})
 		a.Add(reader())
 		out, err := a.Run(t.Context(), "read a")
 		if err != nil {
@@ -202,7 +202,7 @@ func TestUsageAddsUpAcrossRuns(t *testing.T) {
 		a, _ := start(t, s, llmtest.Replies(
 			llmtest.Reply{Text: "one", Usage: llm.Usage{Input: 100, Output: 7}},
 			llmtest.Reply{Text: "two", Usage: llm.Usage{Input: 120, Output: 9}},
-		), Config{})
+		), &Options{})
 		first, _ := a.Run(t.Context(), "1")
 		second, _ := a.Run(t.Context(), "2")
 		if first.Usage != (llm.Usage{Input: 100, Output: 7}) || second.Usage != (llm.Usage{Input: 120, Output: 9}) {
@@ -236,7 +236,7 @@ func TestConnectUnderALongNameStillCallsTheServersTool(t *testing.T) {
 		}
 		return llmtest.Reply{Calls: []llmtest.Call{{Name: r.Tools[0], Args: `{"word":"wren"}`}}}
 	}
-	a, model := start(t, setup{llm.Anthropic, true}, script, Config{})
+	a, model := start(t, setup{llm.Anthropic, true}, script, &Options{})
 	name := "a server whose name is far too long for any provider's tool names"
 	if err := a.Connect(t.Context(), name, sess); err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ import (
 
 func serverBenchBridle() *Server {
 	s := NewServer("bench", "v1", nil)
-	s.AddTools(tool.Tool{
+	s.AddTools(tool.Tool{Risk: tool.Read,
 		Name:        "noop",
 		Description: "Does nothing.",
 		Func:        func(context.Context, json.RawMessage) (string, error) { return "ok", nil },
@@ -204,7 +204,7 @@ func BenchmarkLayer(b *testing.B) {
 	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: "noop", Arguments: json.RawMessage(`{}`)}}
 	b.Run("step=tool-handler/server=bridle", func(b *testing.B) {
 		s := serverBenchBridle()
-		noop, err := tool.Tool{
+		noop, err := tool.Tool{Risk: tool.Read,
 			Name: "noop",
 			Func: func(context.Context, json.RawMessage) (string, error) { return "ok", nil },
 		}.Prepare()

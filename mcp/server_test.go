@@ -76,28 +76,28 @@ func TestAddToolsPanicsNamingTheTool(t *testing.T) {
 		panic string // substrings of the panic message, separated by |
 	}{
 		{"a repeated name in one call", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "twice", Func: ok}, tool.Tool{Name: "twice", Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "twice", Func: ok}, tool.Tool{Risk: tool.Read, Name: "twice", Func: ok})
 		}, `"twice"|added twice`},
 		{"a name added by an earlier call", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "echo", Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "echo", Func: ok})
 		}, `"echo"|added twice`},
 		{"an empty name, identified by position and description", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "fine", Func: ok}, tool.Tool{Description: "Finds things.", Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "fine", Func: ok}, tool.Tool{Description: "Finds things.", Func: ok})
 		}, `#2|Finds things.|empty`},
 		{"a name clients refuse", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "has space", Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "has space", Func: ok})
 		}, `"has space"|letters, digits`},
 		{"a name that is too long", func(s *Server) {
-			s.AddTools(tool.Tool{Name: strings.Repeat("x", 65), Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: strings.Repeat("x", 65), Func: ok})
 		}, `xxxxx|limit is 64`},
 		{"a schema that is not an object schema", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "listy", Schema: json.RawMessage(`{"type":"array"}`), Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "listy", Schema: json.RawMessage(`{"type":"array"}`), Func: ok})
 		}, `"listy"|"object"`},
 		{"a schema that is not JSON", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "garbled", Schema: json.RawMessage(`{type: object}`), Func: ok})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "garbled", Schema: json.RawMessage(`{type: object}`), Func: ok})
 		}, `"garbled"|not a JSON Schema`},
 		{"a missing function", func(s *Server) {
-			s.AddTools(tool.Tool{Name: "hollow"})
+			s.AddTools(tool.Tool{Risk: tool.Read, Name: "hollow"})
 		}, `"hollow"|no Func`},
 		{"an unknown risk", func(s *Server) {
 			s.AddTools(tool.Tool{Name: "risky", Risk: tool.Risk(7), Func: ok})

@@ -259,7 +259,7 @@ func TestRunAnswersAnOverlongLine(t *testing.T) {
 func TestRunAnswersCallsStillRunningWhenTheInputEnds(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	s := NewServer("drain", "v1", nil)
-	s.AddTools(tool.Tool{Name: "slow", Func: func(context.Context, json.RawMessage) (string, error) {
+	s.AddTools(tool.Tool{Risk: tool.Read, Name: "slow", Func: func(context.Context, json.RawMessage) (string, error) {
 		close(started)
 		<-release // the input has ended by now; the answer must still go out
 		return "finished", nil

@@ -27,10 +27,12 @@ import (
 // Risk says what running a tool can do to the world.
 type Risk int
 
-// The risks, from least to most.
+// The risks, from least to most. The zero value is no risk at all: a tool
+// whose Risk was left unset is refused by [Tool.Prepare], so forgetting it
+// never lets a tool run unasked.
 const (
 	// Read only looks: files, notes, documentation, searches.
-	Read Risk = iota
+	Read Risk = iota + 1
 	// Write changes stored data: writes or deletes files or notes.
 	Write
 	// Exec runs code or acts outside: commands, network calls, payments.
@@ -81,7 +83,8 @@ type Tool struct {
 	// Schema is the JSON Schema of the arguments: an object schema. Nil
 	// means an object with no properties.
 	Schema json.RawMessage
-	// Risk is what running the tool can do; the zero value is Read.
+	// Risk is what running the tool can do. It must be set: the zero value
+	// is refused by [Tool.Prepare].
 	Risk Risk
 	// Func runs the tool.
 	Func Func
@@ -126,6 +129,9 @@ func (t Tool) Prepare() (Tool, error) {
 	}
 	if t.Func == nil {
 		return t, fmt.Errorf("tool %q has no Func", t.Name)
+	}
+	if t.Risk == 0 {
+		return t, fmt.Errorf("tool %q has no Risk: set it to tool.Read, tool.Write or tool.Exec", t.Name)
 	}
 	if t.Risk < Read || t.Risk > Exec {
 		return t, fmt.Errorf("tool %q has unknown risk %d", t.Name, int(t.Risk))

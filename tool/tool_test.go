@@ -71,17 +71,17 @@ func TestPrepare(t *testing.T) {
 		tool Tool
 		err  string // parts of the error separated by |, "" for none
 	}{
-		{"a nil schema becomes an empty object schema", Tool{Name: "t", Func: fn}, ""},
-		{"an object schema passes", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)}, ""},
+		{"a nil schema becomes an empty object schema", Tool{Risk: Read, Name: "t", Func: fn}, ""},
+		{"an object schema passes", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)}, ""},
 		{"an empty name is refused", Tool{Func: fn}, "empty"},
-		{"a bad name is refused", Tool{Name: "a b", Func: fn}, `"a b"`},
-		{"a missing Func is refused", Tool{Name: "t"}, `"t"|no Func`},
+		{"a bad name is refused", Tool{Risk: Read, Name: "a b", Func: fn}, `"a b"`},
+		{"a missing Func is refused", Tool{Risk: Read, Name: "t"}, `"t"|no Func`},
 		{"an unknown risk is refused", Tool{Name: "t", Func: fn, Risk: Risk(9)}, `"t"|unknown risk 9`},
-		{"a schema that is not JSON is refused", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{`)}, `"t"|not a JSON Schema`},
-		{"an array schema is refused", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"array"}`)}, `"t"|"object"|"array"`},
-		{"a schema without a type is refused", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"properties":{}}`)}, `"t"|no type`},
-		{"a schema with a type list is refused", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"type":["object","null"]}`)}, `"t"|["object" "null"]`},
-		{"a schema with a dangling reference is refused", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`)}, `"t"|does not resolve`},
+		{"a schema that is not JSON is refused", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{`)}, `"t"|not a JSON Schema`},
+		{"an array schema is refused", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"array"}`)}, `"t"|"object"|"array"`},
+		{"a schema without a type is refused", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"properties":{}}`)}, `"t"|no type`},
+		{"a schema with a type list is refused", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"type":["object","null"]}`)}, `"t"|["object" "null"]`},
+		{"a schema with a dangling reference is refused", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`)}, `"t"|does not resolve`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,10 +280,10 @@ func TestCallWithoutPrepare(t *testing.T) {
 		want string
 		err  string
 	}{
-		{"a literal with a schema validates", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"object","required":["a"]}`)}, `{}`, "", `missing required argument "a"`},
-		{"a literal without a schema takes any object", Tool{Name: "t", Func: fn}, `{"x":1}`, `{"x":1}`, ""},
-		{"a literal without a schema gets {} for no arguments", Tool{Name: "t", Func: fn}, ``, `{}`, ""},
-		{"a literal with a broken schema names the tool", Tool{Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"string"}`)}, `{}`, "", `tool "t"`},
+		{"a literal with a schema validates", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"object","required":["a"]}`)}, `{}`, "", `missing required argument "a"`},
+		{"a literal without a schema takes any object", Tool{Risk: Read, Name: "t", Func: fn}, `{"x":1}`, `{"x":1}`, ""},
+		{"a literal without a schema gets {} for no arguments", Tool{Risk: Read, Name: "t", Func: fn}, ``, `{}`, ""},
+		{"a literal with a broken schema names the tool", Tool{Risk: Read, Name: "t", Func: fn, Schema: json.RawMessage(`{"type":"string"}`)}, `{}`, "", `tool "t"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,7 +405,7 @@ func TestFlatSchemasAreRecognised(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Tool{Name: "t", Schema: json.RawMessage(tt.schema), Func: func(context.Context, json.RawMessage) (string, error) { return "", nil }}.Prepare()
+			p, err := Tool{Risk: Read, Name: "t", Schema: json.RawMessage(tt.schema), Func: func(context.Context, json.RawMessage) (string, error) { return "", nil }}.Prepare()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,7 +48,7 @@ func bridleAgent(b *testing.B, url string, steps int, stream bool) (run func() (
 	})
 	var a *agent.Agent
 	run = func() (int, error) {
-		a = agent.New(client, agent.Config{Autonomy: agent.Auto, MaxSteps: steps + 1, NoStream: !stream})
+		a = agent.New(client, &agent.Options{Autonomy: agent.Auto, MaxSteps: steps + 1, NoStream: !stream})
 		a.Add(read)
 		out, err := a.Run(context.Background(), "read every file")
 		if err == nil && (out.Stop != agent.StopDone || out.Text != "done") {

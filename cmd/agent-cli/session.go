@@ -53,7 +53,7 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	}
 	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from}
 	s.ui.autonomy, s.ui.maxSteps, s.ui.interactive = o.autonomy, o.maxSteps, interactive
-	cfg := agent.Config{
+	cfg := &agent.Options{
 		System:   fmt.Sprintf(systemPrompt, work.abs),
 		MaxSteps: o.maxSteps,
 		Autonomy: o.autonomy,

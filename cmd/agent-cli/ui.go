@@ -220,7 +220,7 @@ func (u *ui) end(out agent.Outcome) {
 		if out.Stop == agent.StopCancelled && u.errTTY {
 			io.WriteString(u.err, "\n") // after the ^C the terminal echoed
 		}
-		msg := fmt.Sprintf("stopped: %s after %d %s", out.Stop, out.Steps, steps)
+		msg := fmt.Sprintf("stopped: %s after %d %s", strings.ReplaceAll(string(out.Stop), "_", " "), out.Steps, steps)
 		if out.Stop == agent.StopRefused && out.Reason != "" {
 			msg += " (" + out.Reason + ")"
 		}

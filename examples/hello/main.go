@@ -54,7 +54,7 @@ func run(ctx context.Context, stdout, stderr io.Writer) error {
 			return fmt.Sprint(len(strings.Fields(in.Text))), nil
 		})
 
-	a := agent.New(client, agent.Config{
+	a := agent.New(client, &agent.Options{
 		System: "Answer in one sentence. Use the tools for counting.",
 		OnEvent: func(e agent.Event) {
 			if e.Type == agent.EventCalling {

@@ -65,21 +65,21 @@ const schema2020 = `{
 
 func addTools(s *mcp.Server) {
 	s.AddTools(
-		tool.Tool{
+		tool.Tool{Risk: tool.Read,
 			Name:        "test_simple_text",
 			Description: "Tests simple text content response",
 			Func: func(context.Context, json.RawMessage) (string, error) {
 				return "This is a simple text response for testing.", nil
 			},
 		},
-		tool.Tool{
+		tool.Tool{Risk: tool.Read,
 			Name:        "test_error_handling",
 			Description: "Tests error response handling",
 			Func: func(context.Context, json.RawMessage) (string, error) {
 				return "", errors.New("this tool intentionally returns an error for testing")
 			},
 		},
-		tool.Tool{
+		tool.Tool{Risk: tool.Read,
 			Name:        "json_schema_2020_12_tool",
 			Description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613, SEP-2106)",
 			Schema:      json.RawMessage(schema2020),
@@ -87,7 +87,7 @@ func addTools(s *mcp.Server) {
 				return fmt.Sprintf("JSON Schema 2020-12 tool called with: %s", args), nil
 			},
 		},
-		tool.Tool{
+		tool.Tool{Risk: tool.Read,
 			Name:        "test_x_mcp_header",
 			Description: "Tests SEP-2243 Mcp-Param-* server-side validation",
 			Schema: json.RawMessage(`{
@@ -107,7 +107,7 @@ func addTools(s *mcp.Server) {
 				return "region=" + in.Region, nil
 			},
 		},
-		tool.Tool{
+		tool.Tool{Risk: tool.Read,
 			Name:        "test_streaming_elicitation",
 			Description: "Streams a plain result; used to verify response streams carry only notifications, never independent JSON-RPC requests (SEP-2575)",
 			Func: func(context.Context, json.RawMessage) (string, error) {
