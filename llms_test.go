@@ -1,7 +1,6 @@
 package bridle_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"go/ast"
@@ -23,34 +22,6 @@ func Example() {
 	first, _, _ := strings.Cut(bridle.LLMsTxt(), "\n")
 	fmt.Println(first)
 	// Output: # Bridle
-}
-
-// block is a fenced Go example of llms.txt and the line it starts on.
-type block struct {
-	line int // the line of the first line of code
-	code string
-}
-
-func goBlocks(text string) []block {
-	var blocks []block
-	var cur *block
-	var sb strings.Builder
-	sc := bufio.NewScanner(strings.NewReader(text))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		switch {
-		case cur == nil && strings.TrimSpace(line) == "```go":
-			cur = &block{line: n + 1}
-			sb.Reset()
-		case cur != nil && strings.TrimSpace(line) == "```":
-			cur.code = sb.String()
-			blocks = append(blocks, *cur)
-			cur = nil
-		case cur != nil:
-			sb.WriteString(line + "\n")
-		}
-	}
-	return blocks
 }
 
 // TestLLMsTxtNamesExist checks that every qualified name llms.txt writes,
@@ -117,7 +88,12 @@ func TestLLMsTxtExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the examples with the go command")
 	}
-	blocks := goBlocks(bridle.LLMsTxt())
+	var blocks []fence
+	for _, b := range fences("llms.txt", bridle.LLMsTxt()) {
+		if b.lang == "go" {
+			blocks = append(blocks, b)
+		}
+	}
 	if len(blocks) < 5 {
 		t.Fatalf("llms.txt has %d Go examples; want the canonical forms at least", len(blocks))
 	}

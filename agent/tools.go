@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strings"
 
 	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/llm"
@@ -60,7 +59,7 @@ func (a *Agent) register(es []*entry) {
 	}
 	specs := make([]llm.ToolSpec, len(a.order))
 	for i, e := range a.order {
-		specs[i] = llm.ToolSpec{Name: e.t.Name, Description: e.t.Description, Schema: e.t.Schema}
+		specs[i] = spec(e.t)
 	}
 	a.specs = specs // a new slice: requests already made keep theirs
 }
@@ -71,17 +70,14 @@ func (a *Agent) lookup(name string) *entry {
 	return a.tools[name]
 }
 
-func (a *Agent) names() string {
+func (a *Agent) names() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.order) == 0 {
-		return "there are no tools"
-	}
 	names := make([]string, len(a.order))
 	for i, e := range a.order {
 		names[i] = e.t.Name
 	}
-	return "the tools are: " + strings.Join(names, ", ")
+	return names
 }
 
 // runCalls answers the calls of one reply, in order, one at a time. Once ctx
@@ -108,7 +104,7 @@ func (r *run) call(ctx context.Context, p llm.Part) (string, bool) {
 	a := r.a
 	e := a.lookup(p.Name)
 	if e == nil {
-		out := fmt.Sprintf("unknown tool %q: %s", p.Name, a.names())
+		out := unknownTool(p.Name, a.names())
 		r.emit(Event{Type: EventReturned, Call: Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: tool.Exec}, Output: out, Failed: true})
 		return out, true
 	}
@@ -125,22 +121,7 @@ func (r *run) call(ctx context.Context, p llm.Part) (string, bool) {
 	}
 
 	r.emit(Event{Type: EventCalling, Call: c})
-	out, err := e.t.Call(ctx, p.Args)
-	failed := err != nil
-	switch {
-	case err != nil && ctx.Err() != nil:
-		out = "cancelled: the user stopped the run while this call was running (" + err.Error() + ")"
-	case err != nil:
-		out = err.Error()
-		if out == "" {
-			out = "the tool failed without saying why"
-		}
-	case out == "":
-		out = "(no output)"
-	}
-	if len(out) > a.cfg.MaxOutput {
-		out, failed = truncate(out, a.cfg.MaxOutput), true
-	}
+	out, failed := runTool(ctx, e.t, p, a.cfg.MaxOutput)
 	if e.server != "" {
 		a.log.Debug("agent: call", "tool", c.Name, "server", e.server, "server_tool", e.real, "risk", c.Risk, "failed", failed)
 	} else {
