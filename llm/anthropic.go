@@ -1,10 +1,8 @@
 package llm
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"net/http"
 	"strings"
 )
@@ -15,19 +13,6 @@ const (
 	// minThinkingBudget is the smallest budget Anthropic accepts.
 	minThinkingBudget = 1024
 )
-
-// anthropicClient speaks the Anthropic Messages API.
-type anthropicClient struct{ t *transport }
-
-// Send asks for a whole reply.
-func (c *anthropicClient) Send(ctx context.Context, req *Request) (*Response, error) {
-	return c.t.send(ctx, req)
-}
-
-// Stream asks for a reply piece by piece.
-func (c *anthropicClient) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
-	return c.t.stream(ctx, req)
-}
 
 // anthropicWire encodes and decodes the Messages API.
 type anthropicWire struct{}

@@ -124,11 +124,5 @@ func BenchmarkBuildRequest(b *testing.B) {
 
 // transportOf returns the transport behind a client from New.
 func transportOf(c Client) *transport {
-	switch c := c.(type) {
-	case *anthropicClient:
-		return c.t
-	case *openaiClient:
-		return c.t
-	}
-	panic("not a client from New")
+	return c.(*client).t
 }

@@ -2,10 +2,8 @@ package llm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"net/http"
 	"strings"
 
@@ -13,20 +11,6 @@ import (
 )
 
 const openaiBase = "https://api.openai.com/v1"
-
-// openaiClient speaks OpenAI Chat Completions, and so every compatible
-// server.
-type openaiClient struct{ t *transport }
-
-// Send asks for a whole reply.
-func (c *openaiClient) Send(ctx context.Context, req *Request) (*Response, error) {
-	return c.t.send(ctx, req)
-}
-
-// Stream asks for a reply piece by piece.
-func (c *openaiClient) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
-	return c.t.stream(ctx, req)
-}
 
 // openaiWire encodes and decodes Chat Completions.
 type openaiWire struct{}

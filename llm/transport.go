@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -92,10 +93,21 @@ func New(cfg Config) (Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Dialect == Anthropic {
-		return &anthropicClient{t}, nil
-	}
-	return &openaiClient{t}, nil
+	return &client{t}, nil
+}
+
+// client is the [Client] New returns, whatever the dialect: what differs
+// lives in the transport's wire encoding.
+type client struct{ t *transport }
+
+// Send asks for a whole reply.
+func (c *client) Send(ctx context.Context, req *Request) (*Response, error) {
+	return c.t.send(ctx, req)
+}
+
+// Stream asks for a reply piece by piece.
+func (c *client) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
+	return c.t.stream(ctx, req)
 }
 
 func newTransport(cfg Config, d dialect) (*transport, error) {
