@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,8 +15,8 @@ const (
 	minThinkingBudget = 1024
 )
 
-// anthropicWire encodes and decodes the Messages API.
-type anthropicWire struct{}
+// anthropicWire encodes and decodes the Messages API for one origin.
+type anthropicWire struct{ from string }
 
 func (anthropicWire) endpoint(base string) string {
 	if strings.HasSuffix(base, "/v1/messages") {
@@ -31,7 +32,9 @@ func (anthropicWire) authorize(h http.Header, key string) {
 	h.Set("anthropic-version", anthropicVersion)
 }
 
-func (anthropicWire) decoder() streamDecoder { return &anthropicDecoder{} }
+func (w anthropicWire) decoder() streamDecoder { return &anthropicDecoder{origin: w.from} }
+
+func (w anthropicWire) origin() string { return w.from }
 
 func (anthropicWire) rules() []*repairRule { return anthropicRepairs }
 
@@ -45,9 +48,10 @@ type (
 		markCache() bool
 	}
 	antText struct {
-		Type         string    `json:"type"`
-		Text         string    `json:"text"`
-		CacheControl *antCache `json:"cache_control,omitempty"`
+		Type         string            `json:"type"`
+		Text         string            `json:"text"`
+		Citations    []json.RawMessage `json:"citations,omitempty"`
+		CacheControl *antCache         `json:"cache_control,omitempty"`
 	}
 	antToolUse struct {
 		Type         string          `json:"type"`
@@ -55,7 +59,11 @@ type (
 		Name         string          `json:"name"`
 		Input        json.RawMessage `json:"input"`
 		CacheControl *antCache       `json:"cache_control,omitempty"`
+		// extra holds the provider's own fields, sent back as they came.
+		extra json.RawMessage
 	}
+	// antRaw is a block the provider sent, going back verbatim.
+	antRaw        struct{ raw json.RawMessage }
 	antToolResult struct {
 		Type         string    `json:"type"`
 		ToolUseID    string    `json:"tool_use_id"`
@@ -100,9 +108,21 @@ func (b *antToolUse) markCache() bool    { b.CacheControl = ephemeral; return tr
 func (b *antToolResult) markCache() bool { b.CacheControl = ephemeral; return true }
 func (*antThinking) markCache() bool     { return false }
 func (*antRedacted) markCache() bool     { return false }
+func (*antRaw) markCache() bool          { return false }
 
-func (anthropicWire) build(req *Request, o buildOptions) (body, error) {
-	msgs, err := antMessages(req.Messages)
+func (b *antRaw) MarshalJSON() ([]byte, error) { return b.raw, nil }
+
+func (b *antToolUse) MarshalJSON() ([]byte, error) {
+	type plain antToolUse
+	data, err := marshal((*plain)(b))
+	if err != nil {
+		return nil, err
+	}
+	return withFields(data, b.extra)
+}
+
+func (w anthropicWire) build(req *Request, o buildOptions) (body, error) {
+	msgs, err := antMessages(req.Messages, w.from, o.drop)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +158,9 @@ func (anthropicWire) build(req *Request, o buildOptions) (body, error) {
 	}
 	if len(req.StopSequences) > 0 {
 		b.set(&err, "stop_sequences", req.StopSequences)
+	}
+	if req.Container != "" {
+		b.set(&err, "container", req.Container)
 	}
 	if o.stream {
 		b.set(&err, "stream", true)
@@ -203,7 +226,7 @@ func toolSchema(s ToolSpec) (json.RawMessage, error) {
 	return s.Schema, nil
 }
 
-func antMessages(msgs []Message) ([]antMessage, error) {
+func antMessages(msgs []Message, origin string, drop func(what, from string)) ([]antMessage, error) {
 	out := make([]antMessage, 0, len(msgs))
 	for i, m := range msgs {
 		if m.Role != User && m.Role != Assistant {
@@ -211,7 +234,7 @@ func antMessages(msgs []Message) ([]antMessage, error) {
 		}
 		blocks := make([]antBlock, 0, len(m.Parts))
 		for j, p := range m.Parts {
-			b, err := antPart(p)
+			b, err := antPart(p, origin, drop)
 			if err != nil {
 				return nil, fmt.Errorf("llm: message %d, part %d: %w", i, j, err)
 			}
@@ -224,20 +247,41 @@ func antMessages(msgs []Message) ([]antMessage, error) {
 	return out, nil
 }
 
-// antPart encodes one part; nil for an empty text, which Anthropic refuses.
-func antPart(p Part) (antBlock, error) {
+// antPart encodes one part; nil for an empty text, which Anthropic refuses,
+// and for provider data from another origin.
+func antPart(p Part, origin string, drop func(what, from string)) (antBlock, error) {
 	switch p.Type {
 	case PartText:
 		if p.Text == "" {
 			return nil, nil
 		}
-		return &antText{Type: "text", Text: p.Text}, nil
+		b := &antText{Type: "text", Text: p.Text}
+		if len(p.Citations) > 0 && keeps(p, origin, drop) {
+			for _, c := range p.Citations {
+				if len(c.Raw) > 0 {
+					b.Citations = append(b.Citations, c.Raw)
+				}
+			}
+		}
+		return b, nil
 	case PartToolCall:
 		args, err := callArgs(p)
 		if err != nil {
 			return nil, err
 		}
-		return &antToolUse{Type: "tool_use", ID: p.ID, Name: p.Name, Input: args}, nil
+		b := &antToolUse{Type: "tool_use", ID: p.ID, Name: p.Name, Input: args}
+		if len(p.Raw) > 0 && keeps(p, origin, drop) {
+			b.extra = p.Raw
+		}
+		return b, nil
+	case PartProvider:
+		if !keeps(p, origin, drop) {
+			return nil, nil
+		}
+		if !json.Valid(p.Raw) {
+			return nil, fmt.Errorf("provider part from %s holds data that is not JSON", p.Origin)
+		}
+		return &antRaw{raw: p.Raw}, nil
 	case PartToolResult:
 		return &antToolResult{Type: "tool_result", ToolUseID: p.ID, Content: p.Text, IsError: p.IsError}, nil
 	case PartThinking:
@@ -263,22 +307,37 @@ func callArgs(p Part) (json.RawMessage, error) {
 // Replies.
 type (
 	antResponse struct {
-		Type       string         `json:"type"`
-		ID         string         `json:"id"`
-		Model      string         `json:"model"`
-		Content    []antRespBlock `json:"content"`
-		StopReason string         `json:"stop_reason"`
-		Usage      antUsage       `json:"usage"`
+		Type       string            `json:"type"`
+		ID         string            `json:"id"`
+		Model      string            `json:"model"`
+		Content    []json.RawMessage `json:"content"`
+		StopReason string            `json:"stop_reason"`
+		Usage      antUsage          `json:"usage"`
+		Container  *antContainer     `json:"container"`
+	}
+	antContainer struct {
+		ID string `json:"id"`
 	}
 	antRespBlock struct {
-		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Input     json.RawMessage `json:"input"`
-		Thinking  string          `json:"thinking"`
-		Signature string          `json:"signature"`
-		Data      string          `json:"data"`
+		Type      string            `json:"type"`
+		Text      string            `json:"text"`
+		ID        string            `json:"id"`
+		Name      string            `json:"name"`
+		Input     json.RawMessage   `json:"input"`
+		Thinking  string            `json:"thinking"`
+		Signature string            `json:"signature"`
+		Data      string            `json:"data"`
+		Citations []json.RawMessage `json:"citations"`
+	}
+	// antCitation is every field of Anthropic's kinds of citation that
+	// [Citation] keeps.
+	antCitation struct {
+		Type          string `json:"type"`
+		URL           string `json:"url"`
+		Source        string `json:"source"`
+		Title         string `json:"title"`
+		DocumentTitle string `json:"document_title"`
+		CitedText     string `json:"cited_text"`
 	}
 	antUsage struct {
 		InputTokens   int `json:"input_tokens"`
@@ -288,7 +347,7 @@ type (
 	}
 )
 
-func (anthropicWire) decode(data []byte) (*Response, error) {
+func (w anthropicWire) decode(data []byte) (*Response, error) {
 	var r antResponse
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, notJSON(data, err)
@@ -298,28 +357,54 @@ func (anthropicWire) decode(data []byte) (*Response, error) {
 	}
 	out := &Response{ID: r.ID, Model: r.Model, RawStop: r.StopReason,
 		Stop: antStop(r.StopReason), Usage: r.Usage.normalise()}
-	for _, b := range r.Content {
-		if p, ok := b.part(); ok {
-			out.Parts = append(out.Parts, p)
+	if r.Container != nil {
+		out.Container = r.Container.ID
+	}
+	for _, raw := range r.Content {
+		var b antRespBlock
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, notJSON(data, err)
 		}
+		out.Parts = append(out.Parts, b.part(raw, w.from))
 	}
 	return out, nil
 }
 
 // part converts a reply block; block types Bridle does not model (server
-// tool results, for instance) are skipped.
-func (b antRespBlock) part() (Part, bool) {
+// tools' blocks, compaction) become provider parts holding raw.
+func (b antRespBlock) part(raw json.RawMessage, origin string) Part {
 	switch b.Type {
 	case "text":
-		return Text(b.Text), true
+		return citedPart(b.Text, antCitations(b.Citations), origin)
 	case "tool_use":
-		return ToolCall(b.ID, b.Name, b.Input), true
+		p := ToolCall(b.ID, b.Name, b.Input)
+		if p.Raw = extraFields(raw, antToolUseFields...); p.Raw != nil {
+			p.Origin = origin
+		}
+		return p
 	case "thinking":
-		return Thinking(b.Thinking, b.Signature), true
+		return Thinking(b.Thinking, b.Signature)
 	case "redacted_thinking":
-		return RedactedThinking(b.Data), true
+		return RedactedThinking(b.Data)
 	}
-	return Part{}, false
+	return Provider(origin, raw)
+}
+
+// antToolUseFields are the fields of a tool_use block Bridle models.
+var antToolUseFields = []string{"type", "id", "name", "input", "cache_control"}
+
+// antCitations converts Anthropic citations, keeping each as it came.
+func antCitations(raws []json.RawMessage) []Citation {
+	var out []Citation
+	for _, raw := range raws {
+		var c antCitation
+		if json.Unmarshal(raw, &c) != nil {
+			continue
+		}
+		out = append(out, Citation{Type: c.Type, URL: cmp.Or(c.URL, c.Source),
+			Title: cmp.Or(c.Title, c.DocumentTitle), Quote: c.CitedText, Raw: raw})
+	}
+	return out
 }
 
 // normalise counts every input token in Input.

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/internal/sse"
 )
 
-// anthropicDecoder assembles a Messages API stream. Event types it does not
-// know, and delta types other than text, thinking, signature and input
-// JSON (citations, for instance), are skipped, as Anthropic's versioning
-// policy asks of clients.
+// anthropicDecoder assembles a Messages API stream. Blocks of types it does
+// not model become provider parts (see [PartProvider]), assembled from their
+// input_json_delta and compaction_delta events. Event types it does not
+// know, and other delta types, are skipped, as Anthropic's versioning policy
+// asks of clients.
 type anthropicDecoder struct {
+	origin  string
 	ev      antEvent // reused for each event
 	delta   antDelta
 	resp    Response
@@ -32,6 +35,11 @@ type antStreamBlock struct {
 	data   string
 	whole  bool // the tool input came whole in content_block_start
 	closed bool
+	raw    json.RawMessage // the block as content_block_start gave it
+	cites  []Citation
+	// input and content say which field of a provider block its deltas
+	// assembled in text.
+	input, content bool
 }
 
 // antEvent is every field a stream event can carry.
@@ -39,19 +47,22 @@ type antEvent struct {
 	Type         name            `json:"type"`
 	Index        int             `json:"index"`
 	Message      *antResponse    `json:"message"`
-	ContentBlock *antRespBlock   `json:"content_block"`
+	ContentBlock json.RawMessage `json:"content_block"`
 	Delta        *antDelta       `json:"delta"`
 	Usage        *antDeltaUsage  `json:"usage"`
 	Error        json.RawMessage `json:"error"`
 }
 
 type antDelta struct {
-	Type        name   `json:"type"`
-	Text        string `json:"text"`
-	Thinking    string `json:"thinking"`
-	Signature   string `json:"signature"`
-	PartialJSON string `json:"partial_json"`
-	StopReason  string `json:"stop_reason"`
+	Type        name            `json:"type"`
+	Text        string          `json:"text"`
+	Thinking    string          `json:"thinking"`
+	Signature   string          `json:"signature"`
+	PartialJSON string          `json:"partial_json"`
+	StopReason  string          `json:"stop_reason"`
+	Content     string          `json:"content"`  // compaction_delta
+	Citation    json.RawMessage `json:"citation"` // citations_delta
+	Container   *antContainer   `json:"container"`
 }
 
 // antDeltaUsage holds the figures message_delta may update; absent ones
@@ -87,6 +98,7 @@ func (d *anthropicDecoder) event(ev sse.Event, emit func(Event) bool) error {
 		d.messageDelta(*e)
 	case "message_stop":
 		d.stopped = true
+		return d.closeCut(emit)
 	case "error":
 		return streamError(e.Error)
 	}
@@ -100,14 +112,24 @@ func (d *anthropicDecoder) start(m *antResponse) {
 	}
 	d.resp.ID, d.resp.Model = m.ID, m.Model
 	d.usage = m.Usage
+	if m.Container != nil {
+		d.resp.Container = m.Container.ID
+	}
 }
 
 func (d *anthropicDecoder) blockStart(e antEvent, emit func(Event) bool) error {
-	if e.ContentBlock == nil {
+	if len(e.ContentBlock) == 0 || string(e.ContentBlock) == "null" {
 		return fmt.Errorf("llm: content_block_start %d has no content_block", e.Index)
 	}
-	cb := e.ContentBlock
-	b := &antStreamBlock{index: e.Index, typ: cb.Type, id: cb.ID, name: cb.Name, data: cb.Data}
+	cb := &antRespBlock{}
+	if err := json.Unmarshal(e.ContentBlock, cb); err != nil {
+		return fmt.Errorf("llm: content_block_start %d: %w", e.Index, err)
+	}
+	b := &antStreamBlock{index: e.Index, typ: cb.Type, id: cb.ID, name: cb.Name, data: cb.Data,
+		cites: antCitations(cb.Citations)}
+	if !antModelled[cb.Type] || cb.Type == "tool_use" {
+		b.raw = e.ContentBlock
+	}
 	b.text = append(b.text, cb.Text...)
 	b.text = append(b.text, cb.Thinking...)
 	if cb.Type == "tool_use" && len(cb.Input) > 2 {
@@ -142,7 +164,14 @@ func (d *anthropicDecoder) blockDelta(e antEvent, emit func(Event) bool) error {
 	if err != nil {
 		return err
 	}
-	if e.Delta == nil || !deltaFits[string(e.Delta.Type)][b.typ] {
+	if e.Delta == nil {
+		return nil
+	}
+	if !antModelled[b.typ] {
+		b.provider(e.Delta)
+		return nil
+	}
+	if !deltaFits[string(e.Delta.Type)][b.typ] {
 		return nil // a delta of a kind the block does not take is skipped
 	}
 	switch e.Delta.Type {
@@ -154,6 +183,8 @@ func (d *anthropicDecoder) blockDelta(e antEvent, emit func(Event) bool) error {
 		return emitOrStop(emit, Event{Type: EventThinking, Text: e.Delta.Thinking})
 	case "signature_delta":
 		b.sig = append(b.sig, e.Delta.Signature...)
+	case "citations_delta":
+		b.cites = append(b.cites, antCitations([]json.RawMessage{e.Delta.Citation})...)
 	case "input_json_delta":
 		if b.whole {
 			b.text, b.whole = b.text[:0], false
@@ -169,6 +200,38 @@ var deltaFits = map[string]map[string]bool{
 	"thinking_delta":   {"thinking": true},
 	"signature_delta":  {"thinking": true},
 	"input_json_delta": {"tool_use": true},
+	"citations_delta":  {"text": true},
+}
+
+// antModelled are the block types that become parts of their own kind;
+// any other becomes a provider part.
+var antModelled = map[string]bool{"text": true, "thinking": true, "redacted_thinking": true, "tool_use": true}
+
+// provider assembles a delta of a provider block: input JSON (server
+// tools, MCP tool use) or content text (compaction).
+func (b *antStreamBlock) provider(dl *antDelta) {
+	switch dl.Type {
+	case "input_json_delta":
+		b.input = true
+		b.text = append(b.text, dl.PartialJSON...)
+	case "compaction_delta":
+		b.content = true
+		b.text = append(b.text, dl.Content...)
+	}
+}
+
+// closeCut ends the tool calls a reply cut off (at max_tokens, with no
+// content_block_stop): after message_stop the reply is complete, and a
+// cut call is returned as malformed with the JSON received.
+func (d *anthropicDecoder) closeCut(emit func(Event) bool) error {
+	for _, b := range d.blocks {
+		if b.typ == "tool_use" && !b.closed {
+			if err := d.blockStop(b.index, emit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (d *anthropicDecoder) blockStop(index int, emit func(Event) bool) error {
@@ -180,12 +243,15 @@ func (d *anthropicDecoder) blockStop(index int, emit func(Event) bool) error {
 	if b.typ != "tool_use" {
 		return nil
 	}
-	return emitOrStop(emit, Event{Type: EventToolCall, Part: wireCall(b.id, b.name, b.text)})
+	return emitOrStop(emit, Event{Type: EventToolCall, Part: b.call(d.origin)})
 }
 
 func (d *anthropicDecoder) messageDelta(e antEvent) {
 	if e.Delta != nil && e.Delta.StopReason != "" {
 		d.resp.RawStop = e.Delta.StopReason
+	}
+	if e.Delta != nil && e.Delta.Container != nil {
+		d.resp.Container = e.Delta.Container.ID
 	}
 	if u := e.Usage; u != nil {
 		setIfPresent(&d.usage.InputTokens, u.InputTokens)
@@ -212,7 +278,7 @@ func (d *anthropicDecoder) finish() (*Response, error) {
 	out.Stop = antStop(out.RawStop)
 	out.Usage = d.usage.normalise()
 	for _, b := range d.blocks {
-		p, ok, err := b.part()
+		p, ok, err := b.part(d.origin)
 		if err != nil {
 			return nil, err
 		}
@@ -224,10 +290,10 @@ func (d *anthropicDecoder) finish() (*Response, error) {
 }
 
 // part returns the assembled block as a Part.
-func (b *antStreamBlock) part() (Part, bool, error) {
+func (b *antStreamBlock) part(origin string) (Part, bool, error) {
 	switch b.typ {
 	case "text":
-		return Text(string(b.text)), true, nil
+		return citedPart(string(b.text), b.cites, origin), true, nil
 	case "thinking":
 		return Thinking(string(b.text), string(b.sig)), true, nil
 	case "redacted_thinking":
@@ -236,9 +302,52 @@ func (b *antStreamBlock) part() (Part, bool, error) {
 		if !b.closed {
 			return Part{}, false, streamEnded("tool call %q (%s): no content_block_stop", b.name, b.id)
 		}
-		return wireCall(b.id, b.name, b.text), true, nil
+		return b.call(origin), true, nil
 	}
-	return Part{}, false, nil
+	if !b.closed {
+		return Part{}, false, nil // cut short: not whole enough to send back
+	}
+	raw, err := b.assembled()
+	if err != nil {
+		return Part{}, false, fmt.Errorf("llm: %s block %d: %w", b.typ, b.index, err)
+	}
+	return Provider(origin, raw), true, nil
+}
+
+// call returns a tool_use block as a tool call, with the provider's own
+// fields kept.
+func (b *antStreamBlock) call(origin string) Part {
+	p := wireCall(b.id, b.name, b.text)
+	if p.Raw = extraFields(b.raw, antToolUseFields...); p.Raw != nil {
+		p.Origin = origin
+	}
+	return p
+}
+
+// assembled returns a provider block as content_block_start gave it, with
+// the input or content its deltas carried.
+func (b *antStreamBlock) assembled() (json.RawMessage, error) {
+	if !b.input && !b.content {
+		return b.raw, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b.raw, &m); err != nil {
+		return nil, err
+	}
+	if b.input {
+		input := b.text
+		if len(input) == 0 {
+			input = []byte("{}")
+		}
+		if !json.Valid(input) {
+			return nil, fmt.Errorf("its input is not JSON: %q", clip.String(string(input), 100))
+		}
+		m["input"] = input
+	}
+	if b.content {
+		m["content"], _ = marshal(string(b.text))
+	}
+	return marshal(m)
 }
 
 // streamError reads an error event's payload.
@@ -267,7 +376,7 @@ var knownNames = func() map[string]name {
 	m := map[string]name{}
 	for _, n := range []string{"message_start", "message_delta", "message_stop", "content_block_start",
 		"content_block_delta", "content_block_stop", "ping", "error", "text_delta", "thinking_delta",
-		"signature_delta", "input_json_delta", "citations_delta", "assistant", "function"} {
+		"signature_delta", "input_json_delta", "citations_delta", "compaction_delta", "assistant", "function"} {
 		m[`"`+n+`"`] = name(n)
 	}
 	return m

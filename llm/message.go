@@ -28,6 +28,12 @@ const (
 	PartThinking PartType = "thinking"
 	// PartRedactedThinking is reasoning the provider encrypted: Data, opaque.
 	PartRedactedThinking PartType = "redacted_thinking"
+	// PartProvider is content only its provider understands, kept verbatim
+	// in Raw with the Origin it came from: Anthropic server-tool blocks
+	// (server_tool_use, web_search_tool_result, mcp_tool_use, …) and
+	// compaction blocks. It goes back unchanged to the same Origin and is
+	// left out, with a debug log, of requests to any other.
+	PartProvider PartType = "provider"
 )
 
 // Part is one piece of a [Message]. Which fields mean something depends on
@@ -55,6 +61,42 @@ type Part struct {
 	Signature string `json:"signature,omitempty"`
 	// Data is the opaque content of a redacted thinking part.
 	Data string `json:"data,omitempty"`
+	// Citations are the sources a text part cites, in the order the
+	// provider gave them.
+	Citations []Citation `json:"citations,omitempty"`
+	// Raw is provider data kept verbatim: the whole block of a
+	// [PartProvider] part, or on a tool call the fields the provider sent
+	// beside id, name and arguments (Gemini's extra_content with its
+	// thought signature, Claude's caller). It is sent back only to the
+	// same Origin.
+	Raw json.RawMessage `json:"raw,omitempty"`
+	// Origin names where Raw and the citations' Raw came from: the dialect
+	// and the API host, as in "anthropic:api.anthropic.com". Compare it;
+	// do not parse it.
+	Origin string `json:"origin,omitempty"`
+}
+
+// Citation is a source a text part cites, in one shape for every provider:
+// Anthropic citations, OpenAI url_citation annotations, Perplexity's list
+// of sources.
+type Citation struct {
+	// Type is the provider's kind of citation: "web_search_result_location",
+	// "char_location", "url_citation", "url" (a bare source URL), ….
+	Type string `json:"type"`
+	// URL is the cited web page, when there is one.
+	URL string `json:"url,omitempty"`
+	// Title is the page's or document's title, when the provider gives it.
+	Title string `json:"title,omitempty"`
+	// Quote is the cited text, when the provider gives it.
+	Quote string `json:"quote,omitempty"`
+	// Start and End delimit, in characters, the span of the part's text
+	// the citation supports, when the provider says (OpenAI annotations);
+	// both 0 means the whole part.
+	Start int `json:"start,omitempty"`
+	End   int `json:"end,omitempty"`
+	// Raw is the citation as the provider sent it, which Anthropic wants
+	// back unchanged on a later turn.
+	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
 // Malformed reports whether p is a tool call whose arguments were not
@@ -95,6 +137,12 @@ func Thinking(text, signature string) Part {
 
 // RedactedThinking returns a redacted thinking part.
 func RedactedThinking(data string) Part { return Part{Type: PartRedactedThinking, Data: data} }
+
+// Provider returns a part holding a provider's own content block verbatim,
+// as received from origin (see [Part.Origin]).
+func Provider(origin string, raw json.RawMessage) Part {
+	return Part{Type: PartProvider, Raw: raw, Origin: origin}
+}
 
 // Message is one turn of a conversation.
 type Message struct {

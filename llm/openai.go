@@ -12,8 +12,8 @@ import (
 
 const openaiBase = "https://api.openai.com/v1"
 
-// openaiWire encodes and decodes Chat Completions.
-type openaiWire struct{}
+// openaiWire encodes and decodes Chat Completions for one origin.
+type openaiWire struct{ from string }
 
 func (openaiWire) endpoint(base string) string {
 	if strings.HasSuffix(base, "/chat/completions") {
@@ -28,7 +28,9 @@ func (openaiWire) authorize(h http.Header, key string) {
 	}
 }
 
-func (openaiWire) decoder() streamDecoder { return &openaiDecoder{} }
+func (w openaiWire) decoder() streamDecoder { return &openaiDecoder{origin: w.from} }
+
+func (w openaiWire) origin() string { return w.from }
 
 func (openaiWire) rules() []*repairRule { return openaiRepairs }
 
@@ -43,6 +45,9 @@ type (
 		ID       string          `json:"id"`
 		Type     string          `json:"type"`
 		Function oaiFunctionCall `json:"function"`
+		// extra holds the provider's own fields (Gemini's extra_content),
+		// sent back as they came.
+		extra json.RawMessage
 	}
 	oaiFunctionCall struct {
 		Name      string `json:"name"`
@@ -65,8 +70,20 @@ type (
 	}
 )
 
-func (openaiWire) build(req *Request, o buildOptions) (body, error) {
-	msgs, err := oaiMessages(req.System, req.Messages)
+func (c *oaiToolCall) MarshalJSON() ([]byte, error) {
+	type plain oaiToolCall
+	data, err := marshal((*plain)(c))
+	if err != nil {
+		return nil, err
+	}
+	return withFields(data, c.extra)
+}
+
+// oaiToolCallFields are the fields of a tool call Bridle models.
+var oaiToolCallFields = []string{"id", "type", "function", "index"}
+
+func (w openaiWire) build(req *Request, o buildOptions) (body, error) {
+	msgs, err := oaiMessages(req.System, req.Messages, w.from, o.drop)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +150,7 @@ func reasoningEffort(budget int) string {
 	return "high"
 }
 
-func oaiMessages(system string, msgs []Message) ([]oaiMessage, error) {
+func oaiMessages(system string, msgs []Message, origin string, drop func(what, from string)) ([]oaiMessage, error) {
 	out := make([]oaiMessage, 0, len(msgs)+1)
 	if system != "" {
 		out = append(out, oaiMessage{Role: "system", Content: &system})
@@ -142,10 +159,10 @@ func oaiMessages(system string, msgs []Message) ([]oaiMessage, error) {
 	for i, m := range msgs {
 		switch m.Role {
 		case User:
-			out, err = appendUser(out, m)
+			out, err = appendUser(out, m, origin, drop)
 		case Assistant:
 			var am oaiMessage
-			am, err = assistantMessage(m)
+			am, err = assistantMessage(m, origin, drop)
 			out = append(out, am)
 		default:
 			err = fmt.Errorf("role %q is not llm.User or llm.Assistant (the system prompt goes in Request.System)", m.Role)
@@ -159,7 +176,7 @@ func oaiMessages(system string, msgs []Message) ([]oaiMessage, error) {
 
 // appendUser adds a user turn: its tool results first, as tool messages
 // that must follow the assistant's calls, then its text.
-func appendUser(out []oaiMessage, m Message) ([]oaiMessage, error) {
+func appendUser(out []oaiMessage, m Message, origin string, drop func(what, from string)) ([]oaiMessage, error) {
 	results := 0
 	for _, p := range m.Parts {
 		switch p.Type {
@@ -171,6 +188,8 @@ func appendUser(out []oaiMessage, m Message) ([]oaiMessage, error) {
 			}
 			out = append(out, oaiMessage{Role: "tool", ToolCallID: p.ID, Content: &content})
 			results++
+		case PartProvider:
+			keeps(p, "", drop) // the dialect has nowhere to carry it
 		case PartText, PartThinking, PartRedactedThinking:
 		default:
 			return nil, fmt.Errorf("a user message cannot hold a %q part", p.Type)
@@ -183,8 +202,9 @@ func appendUser(out []oaiMessage, m Message) ([]oaiMessage, error) {
 }
 
 // assistantMessage encodes a reply. Thinking is not sent back: compatible
-// servers ignore it or, like deepseek-reasoner, refuse it.
-func assistantMessage(m Message) (oaiMessage, error) {
+// servers ignore it or, like deepseek-reasoner, refuse it. A tool call's
+// provider fields go back to the origin they came from.
+func assistantMessage(m Message, origin string, drop func(what, from string)) (oaiMessage, error) {
 	am := oaiMessage{Role: "assistant"}
 	for _, p := range m.Parts {
 		switch p.Type {
@@ -193,8 +213,14 @@ func assistantMessage(m Message) (oaiMessage, error) {
 			if err != nil {
 				return am, err
 			}
-			am.ToolCalls = append(am.ToolCalls, oaiToolCall{ID: p.ID, Type: "function",
-				Function: oaiFunctionCall{Name: p.Name, Arguments: string(args)}})
+			c := oaiToolCall{ID: p.ID, Type: "function",
+				Function: oaiFunctionCall{Name: p.Name, Arguments: string(args)}}
+			if len(p.Raw) > 0 && keeps(p, origin, drop) {
+				c.extra = p.Raw
+			}
+			am.ToolCalls = append(am.ToolCalls, c)
+		case PartProvider:
+			keeps(p, "", drop) // the dialect has nowhere to carry it
 		case PartText, PartThinking, PartRedactedThinking:
 		default:
 			return am, fmt.Errorf("an assistant message cannot hold a %q part", p.Type)
@@ -214,6 +240,13 @@ type (
 		Choices []oaiChoice     `json:"choices"`
 		Usage   *oaiUsage       `json:"usage"`
 		Error   json.RawMessage `json:"error"`
+		oaiSources
+	}
+	// oaiSources are Perplexity's sources, on the reply and on every chunk:
+	// search_results with titles, or citations, a list of URLs.
+	oaiSources struct {
+		Citations     []json.RawMessage `json:"citations"`
+		SearchResults []json.RawMessage `json:"search_results"`
 	}
 	oaiChoice struct {
 		Message      oaiRespMessage `json:"message"`
@@ -223,12 +256,14 @@ type (
 		Content          json.RawMessage `json:"content"`
 		ReasoningContent string          `json:"reasoning_content"`
 		Reasoning        json.RawMessage `json:"reasoning"`
-		Refusal          string          `json:"refusal"`
-		ToolCalls        []oaiToolCall   `json:"tool_calls"`
+		Refusal          string            `json:"refusal"`
+		ToolCalls        []json.RawMessage `json:"tool_calls"`
+		Annotations      []json.RawMessage `json:"annotations"`
 	}
 	oaiUsage struct {
 		PromptTokens        int `json:"prompt_tokens"`
 		CompletionTokens    int `json:"completion_tokens"`
+		TotalTokens         int `json:"total_tokens"`
 		PromptTokensDetails *struct {
 			CachedTokens int `json:"cached_tokens"`
 		} `json:"prompt_tokens_details"`
@@ -240,7 +275,7 @@ type (
 	}
 )
 
-func (openaiWire) decode(data []byte) (*Response, error) {
+func (w openaiWire) decode(data []byte) (*Response, error) {
 	var r oaiResponse
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, notJSON(data, err)
@@ -257,24 +292,85 @@ func (openaiWire) decode(data []byte) (*Response, error) {
 	text += ch.Message.Refusal
 	out := &Response{ID: r.ID, Model: r.Model, RawStop: ch.FinishReason, Usage: r.Usage.normalise()}
 	out.Stop = oaiStop(ch.FinishReason, len(ch.Message.ToolCalls) > 0, ch.Message.Refusal != "")
-	out.Parts = oaiParts(thinking, text)
-	for _, c := range ch.Message.ToolCalls {
-		args := []byte(c.Function.Arguments)
-		out.Parts = append(out.Parts, wireCall(c.ID, c.Function.Name, args))
+	cites := append(oaiAnnotations(ch.Message.Annotations), r.oaiSources.citations()...)
+	out.Parts = oaiParts(thinking, text, cites, w.from)
+	for _, raw := range ch.Message.ToolCalls {
+		var c oaiToolCall
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, notJSON(data, err)
+		}
+		out.Parts = append(out.Parts, oaiToolPart(c.ID, c.Function.Name, []byte(c.Function.Arguments),
+			extraFields(raw, oaiToolCallFields...), w.from))
 	}
 	return out, nil
 }
 
+// oaiToolPart returns a tool call with the provider's own fields.
+func oaiToolPart(id, name string, args []byte, extra json.RawMessage, origin string) Part {
+	p := wireCall(id, name, args)
+	if len(extra) > 0 {
+		p.Raw, p.Origin = extra, origin
+	}
+	return p
+}
+
 // oaiParts returns the thinking and text parts that are not empty.
-func oaiParts(thinking, text string) []Part {
+func oaiParts(thinking, text string, cites []Citation, origin string) []Part {
 	var parts []Part
 	if thinking != "" {
 		parts = append(parts, Thinking(thinking, ""))
 	}
 	if text != "" {
-		parts = append(parts, Text(text))
+		parts = append(parts, citedPart(text, cites, origin))
 	}
 	return parts
+}
+
+// oaiAnnotations converts OpenAI's url_citation annotations.
+func oaiAnnotations(raws []json.RawMessage) []Citation {
+	var out []Citation
+	for _, raw := range raws {
+		var a struct {
+			Type        string `json:"type"`
+			URLCitation *struct {
+				URL        string `json:"url"`
+				Title      string `json:"title"`
+				StartIndex int    `json:"start_index"`
+				EndIndex   int    `json:"end_index"`
+			} `json:"url_citation"`
+		}
+		if json.Unmarshal(raw, &a) != nil || a.URLCitation == nil {
+			continue
+		}
+		u := a.URLCitation
+		out = append(out, Citation{Type: a.Type, URL: u.URL, Title: u.Title,
+			Start: u.StartIndex, End: u.EndIndex, Raw: raw})
+	}
+	return out
+}
+
+// citations converts Perplexity's sources: search_results when given,
+// which have titles, else the citations list of URLs.
+func (s oaiSources) citations() []Citation {
+	var out []Citation
+	for _, raw := range s.SearchResults {
+		var r struct {
+			URL   string `json:"url"`
+			Title string `json:"title"`
+		}
+		if json.Unmarshal(raw, &r) == nil && r.URL != "" {
+			out = append(out, Citation{Type: "search_result", URL: r.URL, Title: r.Title, Raw: raw})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, raw := range s.Citations {
+		if u := stringOf(raw); u != "" {
+			out = append(out, Citation{Type: "url", URL: u, Raw: raw})
+		}
+	}
+	return out
 }
 
 // contentText reads a message's content: a string, or a list of parts as
@@ -322,6 +418,10 @@ func (u *oaiUsage) normalise() Usage {
 	}
 	if d := u.CompletionTokensDetails; d != nil {
 		out.Reasoning = d.ReasoningTokens
+	}
+	// xAI leaves reasoning out of completion_tokens; its total shows it.
+	if r := out.Reasoning; r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		out.Output += r
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 // calls from fragments keyed by index, and the usage chunk. Choices other
 // than the first and fields it does not know are ignored.
 type openaiDecoder struct {
+	origin       string
 	chunk        oaiChunk // reused for each event
 	id, model    string
 	text         []byte
@@ -24,6 +25,8 @@ type openaiDecoder struct {
 	usage        *oaiUsage
 	done         bool // [DONE] arrived
 	callsSent    bool
+	annotations  []Citation
+	sources      oaiSources // Perplexity's, from the last chunk with any
 }
 
 type oaiStreamCall struct {
@@ -31,6 +34,7 @@ type oaiStreamCall struct {
 	id      string
 	name    string
 	args    []byte
+	extra   json.RawMessage
 	started bool
 }
 
@@ -45,6 +49,7 @@ type (
 		Choices []oaiChunkChoice `json:"choices"`
 		Usage   *oaiUsage        `json:"usage"`
 		Error   json.RawMessage  `json:"error"`
+		oaiSources
 	}
 	oaiChunkChoice struct {
 		Index        int           `json:"index"`
@@ -55,8 +60,9 @@ type (
 		Content          oaiContent     `json:"content"`
 		ReasoningContent string         `json:"reasoning_content"`
 		Reasoning        oaiContent     `json:"reasoning"`
-		Refusal          string         `json:"refusal"`
-		ToolCalls        []oaiToolDelta `json:"tool_calls"`
+		Refusal          string            `json:"refusal"`
+		ToolCalls        []json.RawMessage `json:"tool_calls"`
+		Annotations      []json.RawMessage `json:"annotations"`
 	}
 	oaiToolDelta struct {
 		Index    *int   `json:"index"`
@@ -73,7 +79,7 @@ func (d *openaiDecoder) complete() bool { return d.done }
 func (d *openaiDecoder) event(ev sse.Event, emit func(Event) bool) error {
 	if ev.Data == "[DONE]" {
 		d.done = true
-		return nil
+		return d.sendCalls(emit) // when no finish_reason did
 	}
 	data := []byte(ev.Data)
 	// Unmarshal decodes into kept slice elements without zeroing them.
@@ -94,6 +100,9 @@ func (d *openaiDecoder) event(ev sse.Event, emit func(Event) bool) error {
 	}
 	if c.Usage != nil {
 		d.usage = c.Usage
+	}
+	if len(c.Citations) > 0 || len(c.SearchResults) > 0 {
+		d.sources = c.oaiSources
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
@@ -131,16 +140,24 @@ func (d *openaiDecoder) delta(dl oaiChunkDelta, emit func(Event) bool) error {
 			return errStopped
 		}
 	}
-	for _, td := range dl.ToolCalls {
-		if err := d.toolDelta(td, emit); err != nil {
+	d.annotations = append(d.annotations, oaiAnnotations(dl.Annotations)...)
+	for _, raw := range dl.ToolCalls {
+		if err := d.toolDelta(raw, emit); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (d *openaiDecoder) toolDelta(td oaiToolDelta, emit func(Event) bool) error {
+func (d *openaiDecoder) toolDelta(raw json.RawMessage, emit func(Event) bool) error {
+	var td oaiToolDelta
+	if err := json.Unmarshal(raw, &td); err != nil {
+		return fmt.Errorf("llm: a streamed tool call is not the JSON expected: %w: %q", err, clip.String(string(raw), 200))
+	}
 	c := d.callFor(td)
+	if x := extraFields(raw, oaiToolCallFields...); x != nil {
+		c.extra = x
+	}
 	if td.ID != "" {
 		c.id = td.ID
 	}
@@ -190,7 +207,7 @@ func (d *openaiDecoder) sendCalls(emit func(Event) bool) error {
 	}
 	d.callsSent = true
 	for _, c := range d.calls {
-		if err := emitOrStop(emit, Event{Type: EventToolCall, Part: wireCall(c.id, c.name, c.args)}); err != nil {
+		if err := emitOrStop(emit, Event{Type: EventToolCall, Part: c.part(d.origin)}); err != nil {
 			return err
 		}
 	}
@@ -206,11 +223,16 @@ func (d *openaiDecoder) finish() (*Response, error) {
 	if d.finishReason == "" && out.Stop == StopOther {
 		out.Stop = StopEnd // [DONE] without a finish_reason, as some servers do
 	}
-	out.Parts = oaiParts(string(d.thinking), string(d.text))
+	cites := append(d.annotations, d.sources.citations()...)
+	out.Parts = oaiParts(string(d.thinking), string(d.text), cites, d.origin)
 	for _, c := range d.calls {
-		out.Parts = append(out.Parts, wireCall(c.id, c.name, c.args))
+		out.Parts = append(out.Parts, c.part(d.origin))
 	}
 	return out, nil
+}
+
+func (c *oaiStreamCall) part(origin string) Part {
+	return oaiToolPart(c.id, c.name, c.args, c.extra, origin)
 }
 
 // oaiContent is message content: a string, null, or a list of parts (see

@@ -57,6 +57,10 @@ type Request struct {
 	ThinkingBudget int
 	// StopSequences end the reply when the model writes one of them.
 	StopSequences []string
+	// Container reuses the code-execution container a previous reply ran
+	// in ([Response.Container]; Anthropic). Empty means a new one when a
+	// tool needs it.
+	Container string
 }
 
 // StopReason says why a reply ended, the same across dialects.
@@ -86,6 +90,10 @@ type Response struct {
 	RawStop string
 	// Usage counts the tokens of this request.
 	Usage Usage
+	// Container is the id of the code-execution container the reply ran
+	// in, when the provider made one (Anthropic); set it as
+	// [Request.Container] to keep its files for the next request.
+	Container string `json:",omitempty"`
 }
 
 // Message returns the reply as an assistant message, ready to append to the

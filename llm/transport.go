@@ -32,6 +32,8 @@ type dialect interface {
 	decoder() streamDecoder
 	// rules returns the parameter repairs that apply to the dialect.
 	rules() []*repairRule
+	// origin names the dialect and host (see [Part.Origin]).
+	origin() string
 }
 
 // buildOptions carries what the client decides for every request.
@@ -40,6 +42,9 @@ type buildOptions struct {
 	maxTokens int
 	stream    bool
 	noCache   bool
+	// drop is told of provider data left out because it came from
+	// another origin.
+	drop func(what, origin string)
 }
 
 // transport is what both dialects share: HTTP, retries, repairs, Extra,
@@ -78,18 +83,14 @@ const (
 // model, when BaseURL is not an http(s) URL, when the key holds spaces or
 // control characters, or when Extra cannot be encoded as JSON.
 func New(cfg Config) (Client, error) {
-	var d dialect
 	switch cfg.Dialect {
-	case Anthropic:
-		d = anthropicWire{}
-	case OpenAI:
-		d = openaiWire{}
+	case Anthropic, OpenAI:
 	case "":
 		return nil, errors.New("llm: config has no dialect: set Dialect to llm.Anthropic or llm.OpenAI, or start from a preset (llm.FindPreset)")
 	default:
 		return nil, fmt.Errorf("llm: unknown dialect %q: use llm.Anthropic or llm.OpenAI", cfg.Dialect)
 	}
-	t, err := newTransport(cfg, d)
+	t, err := newTransport(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +111,17 @@ func (c *client) Stream(ctx context.Context, req *Request) iter.Seq2[Event, erro
 	return c.t.stream(ctx, req)
 }
 
-func newTransport(cfg Config, d dialect) (*transport, error) {
+func newTransport(cfg Config) (*transport, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: config has no model: set Config.Model (local servers' presets have no default model)")
 	}
 	base, err := baseURL(cfg)
 	if err != nil {
 		return nil, err
+	}
+	var d dialect = openaiWire{from: originOf(cfg.Dialect, base)}
+	if cfg.Dialect == Anthropic {
+		d = anthropicWire{from: originOf(cfg.Dialect, base)}
 	}
 	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return nil, errors.New("llm: the API key holds a space or a control character; check how it was set (a trailing newline?)")
@@ -168,6 +173,12 @@ func baseURL(cfg Config) (string, error) {
 	return strings.TrimRight(base, "/"), nil
 }
 
+// originOf names where provider data comes from (see [Part.Origin]).
+func originOf(d Dialect, base string) string {
+	u, _ := url.Parse(base) // checked by baseURL
+	return string(d) + ":" + u.Host
+}
+
 // sharedTransport is the HTTP transport of clients made without an
 // HTTPClient, shared so that they share connections.
 var sharedTransport = sync.OnceValue(func() http.RoundTripper {
@@ -200,6 +211,10 @@ func (t *transport) prepare(req *Request, stream bool) (*call, error) {
 		maxTokens: cmp.Or(req.MaxTokens, t.maxTokens),
 		stream:    stream,
 		noCache:   t.noCache,
+		drop: func(what, origin string) {
+			t.log.Debug("llm: provider data left out of the request: it came from another provider",
+				"what", what, "from", origin, "to", t.d.origin())
+		},
 	})
 	if err != nil {
 		return nil, err
