@@ -300,7 +300,7 @@ func (b *antStreamBlock) part(origin string) (Part, bool, error) {
 		return RedactedThinking(b.data), true, nil
 	case "tool_use":
 		if !b.closed {
-			return Part{}, false, streamEnded("tool call %q (%s): no content_block_stop", b.name, b.id)
+			return Part{}, false, streamEnded("tool call %q (%s): no content_block_stop, and no message_stop to end the reply", b.name, b.id)
 		}
 		return b.call(origin), true, nil
 	}

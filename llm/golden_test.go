@@ -29,11 +29,25 @@ type replayEvent struct {
 var eventNames = map[EventType]string{EventText: "text", EventThinking: "thinking",
 	EventToolStart: "tool_start", EventToolCall: "tool_call", EventDone: "done"}
 
-func decoderFor(name string) streamDecoder {
+// wireFor returns the dialect a transcript is in, by its name, with an
+// origin so that provider data shows where it came from.
+func wireFor(name string) dialect {
 	if strings.HasPrefix(name, "anthropic") {
-		return anthropicWire{}.decoder()
+		return anthropicWire{from: "anthropic:test"}
 	}
-	return openaiWire{}.decoder()
+	return openaiWire{from: "openai:test"}
+}
+
+func decoderFor(name string) streamDecoder { return wireFor(name).decoder() }
+
+func replayWhole(name string, data []byte) replay {
+	var out replay
+	resp, err := wireFor(name).decode(data)
+	out.Response = resp
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out
 }
 
 func replayStream(name string, data []byte) replay {
@@ -55,23 +69,33 @@ func replayStream(name string, data []byte) replay {
 }
 
 func TestGoldenTranscripts(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.sse")
-	if len(files) == 0 {
+	streams, _ := filepath.Glob("testdata/*.sse")
+	wholes, _ := filepath.Glob("testdata/*.reply.json")
+	if len(streams) == 0 || len(wholes) == 0 {
 		t.Fatal("no transcripts in testdata")
 	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".sse")
-		t.Run(name+" decodes as recorded", func(t *testing.T) {
+	for _, file := range append(streams, wholes...) {
+		ext := ".sse"
+		if strings.HasSuffix(file, ".reply.json") {
+			ext = ".reply.json"
+		}
+		name := strings.TrimSuffix(filepath.Base(file), ext)
+		t.Run(name+ext+" decodes as recorded", func(t *testing.T) {
 			data, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(replayStream(name, data), "", "  ")
+			r := replayStream(name, data)
+			if ext != ".sse" {
+				r = replayWhole(name, data)
+			}
+			got, err := json.MarshalIndent(r, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := strings.TrimSuffix(file, ".sse") + ".golden.json"
+			golden := strings.TrimSuffix(file, ".sse") // name.reply.json → name.reply.golden.json
+			golden = strings.TrimSuffix(golden, ".json") + ".golden.json"
 			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)

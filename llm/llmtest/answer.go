@@ -45,6 +45,10 @@ func (a *answer) fill(rep Reply, newID func() string) error {
 	for i, p := range parts {
 		switch p.Type {
 		case llm.PartText, llm.PartThinking, llm.PartRedactedThinking:
+		case llm.PartProvider:
+			if !json.Valid(p.Raw) {
+				return fmt.Errorf("llmtest: reply part %d is a provider part whose Raw is not JSON", i)
+			}
 		case llm.PartToolCall:
 			calls = true
 			if p.ID == "" {
@@ -54,7 +58,7 @@ func (a *answer) fill(rep Reply, newID func() string) error {
 				p.Args = json.RawMessage("{}")
 			}
 		default:
-			return fmt.Errorf("llmtest: reply part %d has type %q; a reply holds text, thinking, redacted thinking and tool calls", i, p.Type)
+			return fmt.Errorf("llmtest: reply part %d has type %q; a reply holds text, thinking, redacted thinking, tool calls and provider parts", i, p.Type)
 		}
 		a.parts[i] = p
 	}
@@ -75,6 +79,57 @@ func (a *answer) fill(rep Reply, newID func() string) error {
 	}
 	a.streamError = rep.StreamError
 	return nil
+}
+
+// citationsOf returns a text part's citations as the wire carries them:
+// each one's Raw, or for a citation without one, its fields.
+func citationsOf(p llm.Part) []json.RawMessage {
+	var out []json.RawMessage
+	for _, c := range p.Citations {
+		if len(c.Raw) > 0 {
+			out = append(out, c.Raw)
+			continue
+		}
+		out = append(out, mustJSON(map[string]string{"type": c.Type, "url": c.URL, "title": c.Title, "cited_text": c.Quote}))
+	}
+	return out
+}
+
+// withFields adds the members of extra to the JSON object obj, where obj
+// does not have them already.
+func withFields(obj, extra json.RawMessage) (json.RawMessage, error) {
+	if len(extra) == 0 {
+		return obj, nil
+	}
+	var m, x map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(extra, &x); err != nil {
+		return nil, fmt.Errorf("llmtest: a tool call's Raw is not a JSON object: %w", err)
+	}
+	for k, v := range x {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// extraFields returns the members of the object raw not named in known, as
+// an object, or nil when there are none.
+func extraFields(raw json.RawMessage, known ...string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	for _, k := range known {
+		delete(m, k)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return mustJSON(m)
 }
 
 // rawStop returns the dialect's word for a stop reason.

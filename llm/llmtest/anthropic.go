@@ -20,14 +20,52 @@ type anthropicMessage struct {
 }
 
 type anthropicBlock struct {
-	Type      string          `json:"type"`
-	Text      *string         `json:"text,omitempty"`
-	ID        string          `json:"id,omitempty"`
-	Name      string          `json:"name,omitempty"`
-	Input     json.RawMessage `json:"input,omitempty"`
-	Thinking  *string         `json:"thinking,omitempty"`
-	Signature *string         `json:"signature,omitempty"`
-	Data      *string         `json:"data,omitempty"`
+	Type      string            `json:"type"`
+	Text      *string           `json:"text,omitempty"`
+	ID        string            `json:"id,omitempty"`
+	Name      string            `json:"name,omitempty"`
+	Input     json.RawMessage   `json:"input,omitempty"`
+	Thinking  *string           `json:"thinking,omitempty"`
+	Signature *string           `json:"signature,omitempty"`
+	Data      *string           `json:"data,omitempty"`
+	Citations []json.RawMessage `json:"citations,omitempty"`
+
+	extra json.RawMessage // a tool call's provider fields, merged in
+	raw   json.RawMessage // a provider part's block, written as it is
+}
+
+func (b anthropicBlock) MarshalJSON() ([]byte, error) {
+	if b.raw != nil {
+		return b.raw, nil
+	}
+	type plain anthropicBlock
+	data, err := json.Marshal(plain(b))
+	if err != nil {
+		return nil, err
+	}
+	return withFields(data, b.extra)
+}
+
+// anthropicBlockOf renders a part as a content block; a text block takes
+// its citations only in a whole reply (a stream sends them as deltas).
+func anthropicBlockOf(p llm.Part, whole bool) anthropicBlock {
+	var b anthropicBlock
+	switch p.Type {
+	case llm.PartText:
+		b = anthropicBlock{Type: "text", Text: ptr(p.Text)}
+		if whole {
+			b.Citations = citationsOf(p)
+		}
+	case llm.PartThinking:
+		b = anthropicBlock{Type: "thinking", Thinking: ptr(p.Text), Signature: ptr(p.Signature)}
+	case llm.PartRedactedThinking:
+		b = anthropicBlock{Type: "redacted_thinking", Data: ptr(p.Data)}
+	case llm.PartToolCall:
+		b = anthropicBlock{Type: "tool_use", ID: p.ID, Name: p.Name, Input: argsInput(p.Args), extra: p.Raw}
+	case llm.PartProvider:
+		b = anthropicBlock{raw: p.Raw}
+	}
+	return b
 }
 
 type anthropicUsage struct {
@@ -38,11 +76,12 @@ type anthropicUsage struct {
 }
 
 type anthropicDelta struct {
-	Type        string  `json:"type"`
-	Text        *string `json:"text,omitempty"`
-	Thinking    *string `json:"thinking,omitempty"`
-	Signature   *string `json:"signature,omitempty"`
-	PartialJSON *string `json:"partial_json,omitempty"`
+	Type        string          `json:"type"`
+	Text        *string         `json:"text,omitempty"`
+	Thinking    *string         `json:"thinking,omitempty"`
+	Signature   *string         `json:"signature,omitempty"`
+	PartialJSON *string         `json:"partial_json,omitempty"`
+	Citation    json.RawMessage `json:"citation,omitempty"`
 }
 
 type anthropicEvent struct {
@@ -124,18 +163,7 @@ func (a *answer) anthropicWhole() []byte {
 		Usage:        anthropicUsageOf(a.usage),
 	}
 	for _, p := range a.parts {
-		var b anthropicBlock
-		switch p.Type {
-		case llm.PartText:
-			b = anthropicBlock{Type: "text", Text: ptr(p.Text)}
-		case llm.PartThinking:
-			b = anthropicBlock{Type: "thinking", Thinking: ptr(p.Text), Signature: ptr(p.Signature)}
-		case llm.PartRedactedThinking:
-			b = anthropicBlock{Type: "redacted_thinking", Data: ptr(p.Data)}
-		case llm.PartToolCall:
-			b = anthropicBlock{Type: "tool_use", ID: p.ID, Name: p.Name, Input: argsInput(p.Args)}
-		}
-		m.Content = append(m.Content, b)
+		m.Content = append(m.Content, anthropicBlockOf(p, true))
 	}
 	return mustJSON(m)
 }
@@ -163,6 +191,9 @@ func (a *answer) anthropicEvents() []sseEvent {
 		switch p.Type {
 		case llm.PartText:
 			add(anthropicEvent{Type: "content_block_start", Index: index, ContentBlock: &anthropicBlock{Type: "text", Text: ptr("")}})
+			for _, c := range citationsOf(p) {
+				delta(anthropicDelta{Type: "citations_delta", Citation: c})
+			}
 			for _, s := range pieces(p.Text) {
 				delta(anthropicDelta{Type: "text_delta", Text: ptr(s)})
 			}
@@ -177,10 +208,13 @@ func (a *answer) anthropicEvents() []sseEvent {
 		case llm.PartRedactedThinking:
 			add(anthropicEvent{Type: "content_block_start", Index: index, ContentBlock: &anthropicBlock{Type: "redacted_thinking", Data: ptr(p.Data)}})
 		case llm.PartToolCall:
-			add(anthropicEvent{Type: "content_block_start", Index: index, ContentBlock: &anthropicBlock{Type: "tool_use", ID: p.ID, Name: p.Name, Input: json.RawMessage("{}")}})
+			add(anthropicEvent{Type: "content_block_start", Index: index, ContentBlock: &anthropicBlock{Type: "tool_use", ID: p.ID, Name: p.Name, Input: json.RawMessage("{}"), extra: p.Raw}})
 			for _, s := range append([]string{""}, pieces(string(p.Args))...) {
 				delta(anthropicDelta{Type: "input_json_delta", PartialJSON: ptr(s)})
 			}
+		case llm.PartProvider:
+			b := anthropicBlockOf(p, true)
+			add(anthropicEvent{Type: "content_block_start", Index: index, ContentBlock: &b})
 		}
 		add(anthropicEvent{Type: "content_block_stop", Index: index})
 	}

@@ -29,11 +29,12 @@ type openAIChoice struct {
 // openAIMessage is a whole reply's message or a stream's delta. Content is
 // raw so that it can be null, a string, or left out.
 type openAIMessage struct {
-	Role             string           `json:"role,omitempty"`
-	Content          json.RawMessage  `json:"content,omitempty"`
-	ReasoningContent string           `json:"reasoning_content,omitempty"`
-	ToolCalls        []openAIToolCall `json:"tool_calls,omitempty"`
-	Refusal          json.RawMessage  `json:"refusal,omitempty"`
+	Role             string            `json:"role,omitempty"`
+	Content          json.RawMessage   `json:"content,omitempty"`
+	ReasoningContent string            `json:"reasoning_content,omitempty"`
+	ToolCalls        []openAIToolCall  `json:"tool_calls,omitempty"`
+	Refusal          json.RawMessage   `json:"refusal,omitempty"`
+	Annotations      []json.RawMessage `json:"annotations,omitempty"`
 }
 
 type openAIToolCall struct {
@@ -41,6 +42,17 @@ type openAIToolCall struct {
 	ID       string         `json:"id,omitempty"`
 	Type     string         `json:"type,omitempty"`
 	Function openAIFunction `json:"function"`
+
+	extra json.RawMessage // the provider's own fields, merged in
+}
+
+func (c openAIToolCall) MarshalJSON() ([]byte, error) {
+	type plain openAIToolCall
+	data, err := json.Marshal(plain(c))
+	if err != nil {
+		return nil, err
+	}
+	return withFields(data, c.extra)
 }
 
 type openAIFunction struct {
@@ -106,6 +118,17 @@ func (a *answer) openAIContent() (reasoning, text string, calls []llm.Part) {
 	return r.String(), t.String(), calls
 }
 
+// annotations are the citations of the text parts, as written in Raw.
+func (a *answer) annotations() []json.RawMessage {
+	var out []json.RawMessage
+	for _, p := range a.parts {
+		if p.Type == llm.PartText {
+			out = append(out, citationsOf(p)...)
+		}
+	}
+	return out
+}
+
 func (a *answer) hasText() bool {
 	for _, p := range a.parts {
 		if p.Type == llm.PartText {
@@ -122,8 +145,9 @@ func (a *answer) openAIWhole() []byte {
 		msg.Content = mustJSON(text)
 	}
 	for _, c := range calls {
-		msg.ToolCalls = append(msg.ToolCalls, openAIToolCall{ID: c.ID, Type: "function", Function: openAIFunction{Name: c.Name, Arguments: string(c.Args)}})
+		msg.ToolCalls = append(msg.ToolCalls, openAIToolCall{ID: c.ID, Type: "function", Function: openAIFunction{Name: c.Name, Arguments: string(c.Args)}, extra: c.Raw})
 	}
+	msg.Annotations = a.annotations()
 	return mustJSON(openAICompletion{
 		ID: a.openAIID(), Object: "chat.completion", Created: created, Model: a.model(),
 		Choices: []openAIChoice{{Message: msg, FinishReason: ptr(a.stop)}},
@@ -161,8 +185,11 @@ func (a *answer) openAIEvents() []sseEvent {
 	for _, s := range pieces(text) {
 		chunk(&openAIMessage{Content: mustJSON(s)}, nil)
 	}
+	if ann := a.annotations(); ann != nil {
+		chunk(&openAIMessage{Annotations: ann}, nil)
+	}
 	for i, c := range calls {
-		chunk(&openAIMessage{ToolCalls: []openAIToolCall{{Index: ptr(i), ID: c.ID, Type: "function", Function: openAIFunction{Name: c.Name}}}}, nil)
+		chunk(&openAIMessage{ToolCalls: []openAIToolCall{{Index: ptr(i), ID: c.ID, Type: "function", Function: openAIFunction{Name: c.Name}, extra: c.Raw}}}, nil)
 		for _, s := range pieces(string(c.Args)) {
 			chunk(&openAIMessage{ToolCalls: []openAIToolCall{{Index: ptr(i), Function: openAIFunction{Arguments: s}}}}, nil)
 		}

@@ -40,8 +40,11 @@ type Request struct {
 	// one to one (thinking keeps its signature, tool_result its is_error);
 	// OpenAI assistant tool_calls become tool call parts, reasoning_content
 	// a thinking part, and consecutive tool messages one user message of
-	// tool results. Content of other kinds (images, ...) becomes a part
-	// whose Type is the wire type.
+	// tool results. Content of other kinds (images, server-tool blocks,
+	// ...) becomes a part whose Type is the wire type and whose Raw is the
+	// block; a tool call's fields beyond id, name and arguments are in its
+	// Raw, and an Anthropic text block's citations in its Citations (Raw
+	// only).
 	Messages []llm.Message
 	// Tools names the tools offered, in order.
 	Tools []string
@@ -188,17 +191,18 @@ type anthropicRequest struct {
 }
 
 type anthropicInBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Thinking  string          `json:"thinking"`
-	Signature string          `json:"signature"`
-	Data      string          `json:"data"`
+	Type      string            `json:"type"`
+	Text      string            `json:"text"`
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	Input     json.RawMessage   `json:"input"`
+	ToolUseID string            `json:"tool_use_id"`
+	Content   json.RawMessage   `json:"content"`
+	IsError   bool              `json:"is_error"`
+	Thinking  string            `json:"thinking"`
+	Signature string            `json:"signature"`
+	Data      string            `json:"data"`
+	Citations []json.RawMessage `json:"citations"`
 }
 
 func (r *Request) decodeAnthropic() *badRequest {
@@ -240,12 +244,16 @@ func (r *Request) decodeAnthropic() *badRequest {
 			}
 			msg.Parts = []llm.Part{llm.Text(s)}
 		} else {
-			var blocks []anthropicInBlock
-			if err := json.Unmarshal(content, &blocks); err != nil || blocks == nil {
+			var raws []json.RawMessage
+			if err := json.Unmarshal(content, &raws); err != nil || raws == nil {
 				return refuse("", "messages.%d.content: Input should be a valid string or a list of content blocks", i)
 			}
-			for j, b := range blocks {
-				p, err := b.part()
+			for j, raw := range raws {
+				var b anthropicInBlock
+				if err := json.Unmarshal(raw, &b); err != nil {
+					return refuse("", "messages.%d.content.%d: Input should be a content block", i, j)
+				}
+				p, err := b.part(raw)
 				if err != nil {
 					return refuse("", "messages.%d.content.%d: %v", i, j, err)
 				}
@@ -257,15 +265,21 @@ func (r *Request) decodeAnthropic() *badRequest {
 	return checkAnthropicPairs(r.Messages)
 }
 
-func (b anthropicInBlock) part() (llm.Part, error) {
+func (b anthropicInBlock) part(raw json.RawMessage) (llm.Part, error) {
 	switch b.Type {
 	case "text":
-		return llm.Text(b.Text), nil
+		p := llm.Text(b.Text)
+		for _, c := range b.Citations {
+			p.Citations = append(p.Citations, llm.Citation{Raw: c})
+		}
+		return p, nil
 	case "tool_use":
 		if b.ID == "" || b.Name == "" {
 			return llm.Part{}, fmt.Errorf("tool_use needs an id and a name")
 		}
-		return llm.ToolCall(b.ID, b.Name, b.Input), nil
+		p := llm.ToolCall(b.ID, b.Name, b.Input)
+		p.Raw = extraFields(raw, "type", "id", "name", "input", "cache_control")
+		return p, nil
 	case "tool_result":
 		if b.ToolUseID == "" {
 			return llm.Part{}, fmt.Errorf("tool_result.tool_use_id: Field required")
@@ -282,7 +296,7 @@ func (b anthropicInBlock) part() (llm.Part, error) {
 	case "":
 		return llm.Part{}, fmt.Errorf("type: Field required")
 	}
-	return llm.Part{Type: llm.PartType(b.Type), Text: b.Text}, nil
+	return llm.Part{Type: llm.PartType(b.Type), Text: b.Text, Raw: raw}, nil
 }
 
 // checkAnthropicPairs refuses tool calls left unanswered by the next message
@@ -334,19 +348,12 @@ func callIDs(m llm.Message) map[string]bool {
 type openAIRequest struct {
 	Model    string `json:"model"`
 	Messages *[]struct {
-		Role             string          `json:"role"`
-		Content          json.RawMessage `json:"content"`
-		ReasoningContent string          `json:"reasoning_content"`
-		Reasoning        string          `json:"reasoning"`
-		ToolCalls        []struct {
-			ID       string `json:"id"`
-			Type     string `json:"type"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-		ToolCallID string `json:"tool_call_id"`
+		Role             string            `json:"role"`
+		Content          json.RawMessage   `json:"content"`
+		ReasoningContent string            `json:"reasoning_content"`
+		Reasoning        string            `json:"reasoning"`
+		ToolCalls        []json.RawMessage `json:"tool_calls"`
+		ToolCallID       string            `json:"tool_call_id"`
 	} `json:"messages"`
 	Tools []struct {
 		Type     string `json:"type"`
@@ -358,6 +365,15 @@ type openAIRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+}
+
+// openAIInCall is a tool call of an assistant message.
+type openAIInCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 func (r *Request) decodeOpenAI() *badRequest {
@@ -421,17 +437,18 @@ func (r *Request) decodeOpenAI() *badRequest {
 			if text != "" {
 				msg.Parts = append(msg.Parts, llm.Text(text))
 			}
-			for _, c := range m.ToolCalls {
-				if c.ID == "" || c.Function.Name == "" {
+			for _, raw := range m.ToolCalls {
+				var c openAIInCall
+				if json.Unmarshal(raw, &c) != nil || c.ID == "" || c.Function.Name == "" {
 					return refuse(fmt.Sprintf("messages.[%d].tool_calls", i), "Invalid 'messages[%d].tool_calls': each tool call needs an id and a function name", i)
 				}
-				msg.Parts = append(msg.Parts, llm.ToolCall(c.ID, c.Function.Name, argsJSON(c.Function.Arguments)))
+				p := llm.ToolCall(c.ID, c.Function.Name, argsJSON(c.Function.Arguments))
+				p.Raw = extraFields(raw, "id", "type", "function", "index")
+				msg.Parts = append(msg.Parts, p)
+				openIDs = append(openIDs, c.ID)
 			}
 			if len(m.ToolCalls) > 0 {
 				openAt, answered = i, map[string]bool{}
-				for _, c := range m.ToolCalls {
-					openIDs = append(openIDs, c.ID)
-				}
 			}
 			r.Messages = append(r.Messages, msg)
 		case "tool":

@@ -62,7 +62,7 @@ func TestAnthropicRequestDecoding(t *testing.T) {
 		{Role: llm.User, Parts: []llm.Part{
 			llm.ToolResult("toolu_1", "module x", false),
 			llm.ToolResult("toolu_2", "no such file", true),
-			{Type: "image"},
+			{Type: "image", Raw: json.RawMessage(`{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}`)},
 		}},
 	}
 	if !reflect.DeepEqual(req.Messages, want) {

@@ -58,7 +58,10 @@ type Reply struct {
 	// Calls are the tool calls the model makes.
 	Calls []Call
 	// Parts, when not nil, is the whole content and the fields above are
-	// ignored. Tool calls without an ID get one.
+	// ignored. Tool calls without an ID get one. A text part's Citations
+	// are sent as Anthropic citations or OpenAI annotations (their Raw when
+	// set), a tool call's Raw is merged into the call, and a provider part
+	// is written as its Raw block (Anthropic only).
 	Parts []llm.Part
 	// Stop is why the reply ends; empty means llm.StopToolUse when the
 	// reply has tool calls, else llm.StopEnd. It is sent as the dialect's
