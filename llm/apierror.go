@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"mime"
 	"net/http"
 	"strconv"
@@ -113,7 +114,10 @@ func describeBody(status int, h http.Header, data []byte) string {
 	}
 	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
 	if mt == "text/html" || bytes.HasPrefix(data, []byte("<")) {
-		return "the server answered with an HTML page, not a JSON error; check BaseURL"
+		if title := htmlTitle(data); title != "" {
+			return fmt.Sprintf("the server answered with an HTML page titled %q, not a JSON error; check BaseURL, or a proxy or gateway in between", title)
+		}
+		return "the server answered with an HTML page, not a JSON error; check BaseURL, or a proxy or gateway in between"
 	}
 	return fmt.Sprintf("the response is not JSON: %q", clip.String(string(data), 200))
 }
@@ -159,4 +163,26 @@ func (e *APIError) redact(key string) {
 	for _, s := range []*string{&e.Message, &e.Param, &e.Code, &e.Type} {
 		*s = strings.ReplaceAll(*s, key, "[redacted]")
 	}
+}
+
+// htmlTitle returns the text of an HTML page's title, or of its first
+// heading, on one line; "" when it has neither.
+func htmlTitle(page []byte) string {
+	lower := bytes.ToLower(page)
+	for _, tag := range []string{"title", "h1"} {
+		start := bytes.Index(lower, []byte("<"+tag))
+		if start < 0 {
+			continue
+		}
+		open := bytes.IndexByte(lower[start:], '>')
+		end := bytes.Index(lower[start:], []byte("</"+tag))
+		if open < 0 || end < open {
+			continue
+		}
+		text := html.UnescapeString(string(page[start+open+1 : start+end]))
+		if text = strings.Join(strings.Fields(text), " "); text != "" {
+			return clip.String(text, 120)
+		}
+	}
+	return ""
 }

@@ -93,8 +93,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// MaxRetries bounds retries of one request; 0 means 2, negative means none.
 	MaxRetries int
-	// MaxRetryWait caps one wait between attempts, including a provider's
-	// retry-after; 0 means 60 s.
+	// MaxRetryWait caps one wait between attempts; 0 means 60 s. When a
+	// provider's retry-after asks for longer, the client does not wait but
+	// fails at once with a [*WaitError] saying when to try again.
 	MaxRetryWait time.Duration
 	// NoCache turns off Anthropic prompt-cache breakpoints.
 	NoCache bool

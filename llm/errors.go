@@ -50,6 +50,27 @@ func (e *APIError) Error() string {
 	return s
 }
 
+// WaitError reports a provider asking to be retried later than
+// [Config.MaxRetryWait] allows: the client does not wait, and says when.
+// It unwraps to the refusal, an [*APIError].
+type WaitError struct {
+	// Wait is how long the provider asked the client to wait; At is when
+	// that ends.
+	Wait time.Duration
+	At   time.Time
+	// Max is the longest wait the client accepts.
+	Max time.Duration
+	// Err is the provider's refusal.
+	Err error
+}
+
+func (e *WaitError) Error() string {
+	return fmt.Sprintf("llm: the provider asked to be retried in %v (at %s), longer than the %v the client waits (Config.MaxRetryWait); try again then: %v",
+		e.Wait.Round(time.Second), e.At.UTC().Format(time.RFC3339), e.Max, e.Err)
+}
+
+func (e *WaitError) Unwrap() error { return e.Err }
+
 // Retry describes one retry or repair of a request, for a progress display.
 type Retry struct {
 	// Attempt is the number of the attempt about to be made, from 2.

@@ -71,6 +71,9 @@ func (t *transport) run(ctx context.Context, c *call, consume func(*http.Respons
 		if retries >= t.maxRetries {
 			return r.err
 		}
+		if r.wait > t.maxWait {
+			return &WaitError{Wait: r.wait, At: t.now().Add(r.wait), Max: t.maxWait, Err: r.err}
+		}
 		retries++
 		wait := t.backoff(retries, r.wait)
 		t.report(ctx, Retry{Attempt: attempt + 1, Wait: wait, Reason: r.reason, Err: r.err})

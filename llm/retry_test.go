@@ -42,8 +42,8 @@ func TestRetryAfter(t *testing.T) {
 		{"retry-after as an http date is honoured", func(now time.Time) llmtest.Reply {
 			return fault(503, "retry-after", now.Add(10*time.Second).UTC().Format(http.TimeFormat))
 		}, 10 * time.Second, "status 503", nil},
-		{"retry-after above MaxRetryWait is capped", func(time.Time) llmtest.Reply {
-			return fault(429, "retry-after", "120")
+		{"retry-after up to MaxRetryWait is honoured", func(time.Time) llmtest.Reply {
+			return fault(429, "retry-after", "5")
 		}, 5 * time.Second, "rate limited", func(c *llm.Config) { c.MaxRetryWait = 5 * time.Second }},
 		{"529 overloaded is retried", func(time.Time) llmtest.Reply {
 			return fault(529, "retry-after", "2")
@@ -81,6 +81,47 @@ func TestRetryAfter(t *testing.T) {
 						t.Fatalf("retry error %v is not an *APIError", got[0].Err)
 					}
 				}, edits...)
+			})
+		}
+	}
+}
+
+func TestAbsurdRetryAfterFailsAtOnceSayingWhen(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply func(now time.Time) llmtest.Reply
+		wait  time.Duration
+	}{
+		{"hours in seconds", func(time.Time) llmtest.Reply { return fault(429, "retry-after", "7200") }, 2 * time.Hour},
+		{"days as a date", func(now time.Time) llmtest.Reply {
+			return fault(503, "retry-after", now.Add(72*time.Hour).UTC().Format(http.TimeFormat))
+		}, 72 * time.Hour},
+		{"just over the default cap", func(time.Time) llmtest.Reply { return fault(529, "retry-after-ms", "61000") }, 61 * time.Second},
+	}
+	for _, d := range dialects {
+		for _, tt := range tests {
+			t.Run(string(d)+" "+tt.name, func(t *testing.T) {
+				inBubble(t, d, llmtest.Replies(tt.reply(bubbleEpoch), ok), func(t *testing.T, c llm.Client, srv *llmtest.Server) {
+					var rs retries
+					_, err := c.Send(rs.ctx(), ask("q"))
+					var we *llm.WaitError
+					if !errors.As(err, &we) {
+						t.Fatalf("err = %v, want a *llm.WaitError", err)
+					}
+					if we.Wait != tt.wait || !we.At.Equal(bubbleEpoch.Add(tt.wait)) || we.Max != 60*time.Second {
+						t.Fatalf("wait error %+v, want a wait of %v from %v under the 60 s default", we, tt.wait, bubbleEpoch)
+					}
+					var apiErr *llm.APIError
+					if !errors.As(err, &apiErr) || apiErr.Status == 0 {
+						t.Fatalf("%v does not unwrap to the provider's refusal", err)
+					}
+					if !strings.Contains(err.Error(), bubbleEpoch.Add(tt.wait).Format(time.RFC3339)) {
+						t.Fatalf("%q does not say when to try again", err)
+					}
+					if len(srv.Requests()) != 1 || len(rs.all()) != 0 || !time.Now().Equal(bubbleEpoch) {
+						t.Fatalf("%d requests, retries %v, %v waited; want one request and no wait", len(srv.Requests()), rs.all(), time.Since(bubbleEpoch))
+					}
+				})
 			})
 		}
 	}
