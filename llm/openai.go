@@ -253,9 +253,9 @@ type (
 		FinishReason string         `json:"finish_reason"`
 	}
 	oaiRespMessage struct {
-		Content          json.RawMessage `json:"content"`
-		ReasoningContent string          `json:"reasoning_content"`
-		Reasoning        json.RawMessage `json:"reasoning"`
+		Content          json.RawMessage   `json:"content"`
+		ReasoningContent string            `json:"reasoning_content"`
+		Reasoning        json.RawMessage   `json:"reasoning"`
 		Refusal          string            `json:"refusal"`
 		ToolCalls        []json.RawMessage `json:"tool_calls"`
 		Annotations      []json.RawMessage `json:"annotations"`

@@ -57,9 +57,9 @@ type (
 		FinishReason string        `json:"finish_reason"`
 	}
 	oaiChunkDelta struct {
-		Content          oaiContent     `json:"content"`
-		ReasoningContent string         `json:"reasoning_content"`
-		Reasoning        oaiContent     `json:"reasoning"`
+		Content          oaiContent        `json:"content"`
+		ReasoningContent string            `json:"reasoning_content"`
+		Reasoning        oaiContent        `json:"reasoning"`
 		Refusal          string            `json:"refusal"`
 		ToolCalls        []json.RawMessage `json:"tool_calls"`
 		Annotations      []json.RawMessage `json:"annotations"`
