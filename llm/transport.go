@@ -106,6 +106,10 @@ func (c *client) Send(ctx context.Context, req *Request) (*Response, error) {
 	return c.t.send(ctx, req)
 }
 
+// String names the model and where it is served, for logs and for
+// [Fallback]'s reports: "gpt-5-mini (openai:api.openai.com)".
+func (c *client) String() string { return c.t.model + " (" + c.t.d.origin() + ")" }
+
 // Stream asks for a reply piece by piece.
 func (c *client) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
 	return c.t.stream(ctx, req)
