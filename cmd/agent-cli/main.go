@@ -87,6 +87,8 @@ Environment:
   AGENT_PROVIDER   the provider preset (default anthropic): %s
   AGENT_MODEL      the model (default: the preset's)
   AGENT_BASE_URL   an API root of your own, such as http://localhost:8080/v1
+  AGENT_FALLBACK   providers to try when the first is down, in order:
+                   PROVIDER[:MODEL][@BASE_URL],… (openai:gpt-5-mini,ollama:qwen3)
   ANTHROPIC_API_KEY, OPENAI_API_KEY, …  the preset's key (else the keychain)
   GOTOOLS_BIN      the gotools-mcp program ("off": do without it)
   NO_COLOR         plain activity lines on a terminal

@@ -47,6 +47,9 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return nil, err
 	}
+	if client, err = withFallback(client, os.Getenv, keychain.Get); err != nil {
+		return nil, err
+	}
 	work, err := openWorkdir(o.dir)
 	if err != nil {
 		return nil, err
