@@ -162,6 +162,9 @@ func (w anthropicWire) build(req *Request, o buildOptions) (body, error) {
 	if req.Container != "" {
 		b.set(&err, "container", req.Container)
 	}
+	if o := req.Output; o != nil {
+		b.set(&err, "output_config", map[string]any{"format": map[string]any{"type": "json_schema", "schema": o.Schema}})
+	}
 	if o.stream {
 		b.set(&err, "stream", true)
 	}

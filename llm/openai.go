@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -99,6 +100,13 @@ func (w openaiWire) build(req *Request, o buildOptions) (body, error) {
 	}
 	if len(req.Tools) > 0 {
 		err = setOAITools(b, req, err)
+	}
+	if o := req.Output; o != nil {
+		js := map[string]any{"name": cmp.Or(o.Name, outputTool), "schema": o.Schema}
+		if o.Description != "" {
+			js["description"] = o.Description
+		}
+		b.set(&err, "response_format", map[string]any{"type": "json_schema", "json_schema": js})
 	}
 	if effort := reasoningEffort(req.ThinkingBudget); effort != "" {
 		b.set(&err, "reasoning_effort", effort)

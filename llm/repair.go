@@ -18,6 +18,8 @@ type repairRule struct {
 	param string
 	// words must appear in the refusal, besides param (e.g. a role name).
 	words []string
+	// aliases name the parameter in a refusal as well as param does.
+	aliases []string
 	// anyRefusal accepts a refusal that does not say the parameter is
 	// unsupported, only that something is wrong with it.
 	anyRefusal bool
@@ -42,8 +44,8 @@ var (
 	ruleToolChoiceAny = &repairRule{name: "tool_choice required → any", param: "tool_choice", anyRefusal: true, apply: requiredToAny}
 	ruleSystemToDev   = roleRule("system", "developer")
 	ruleDevToSystem   = roleRule("developer", "system")
-	anthropicRepairs  = []*repairRule{ruleTemperature, ruleTopP, ruleTopK}
-	openaiRepairs     = []*repairRule{ruleMaxCompletion, ruleMaxTokens, ruleTemperature, ruleTopP, ruleTopK, ruleStreamOptions, ruleParallel, ruleReasoning, ruleToolChoiceAny, ruleSystemToDev, ruleDevToSystem}
+	anthropicRepairs  = []*repairRule{ruleTemperature, ruleTopP, ruleTopK, ruleOutputConfig}
+	openaiRepairs     = []*repairRule{ruleMaxCompletion, ruleMaxTokens, ruleTemperature, ruleTopP, ruleTopK, ruleStreamOptions, ruleParallel, ruleReasoning, ruleToolChoiceAny, ruleSystemToDev, ruleDevToSystem, ruleResponseFormat}
 	refusalWords      = []string{"unsupported", "not supported", "does not support", "not allowed", "not permitted", "deprecated", "unrecognized", "unknown", "extra", "cannot", "only the default", "unexpected"}
 )
 
@@ -159,6 +161,11 @@ func (r *repairRule) mentioned(e *APIError, msg string) int {
 	}
 	if i := wordIndex(msg, r.param); i >= 0 {
 		return 1 + i
+	}
+	for _, a := range r.aliases {
+		if i := wordIndex(msg, a); i >= 0 {
+			return 1 + i
+		}
 	}
 	return -1
 }

@@ -57,6 +57,9 @@ type Request struct {
 	ThinkingBudget int
 	// StopSequences end the reply when the model writes one of them.
 	StopSequences []string
+	// Output, when not nil, asks for a reply that is a JSON value matching
+	// a schema (see [Output]).
+	Output *Output
 	// Container reuses the code-execution container a previous reply ran
 	// in ([Response.Container]; Anthropic). Empty means a new one when a
 	// tool needs it.

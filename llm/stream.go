@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,6 +73,7 @@ func (t *transport) send(ctx context.Context, req *Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	unwrapOutput(req, out)
 	return out, nil
 }
 
@@ -83,7 +85,19 @@ func (t *transport) stream(ctx context.Context, req *Request) iter.Seq2[Event, e
 			yield(Event{}, err)
 			return
 		}
-		emit := func(ev Event) bool { return yield(ev, nil) }
+		emit := func(ev Event) bool {
+			switch {
+			case !outputAsTool(req, ev.Part):
+			case ev.Type == EventToolStart:
+				return true
+			case ev.Type == EventToolCall:
+				ev = Event{Type: EventText, Text: cmp.Or(string(ev.Part.Args), ev.Part.Text)}
+			}
+			if ev.Type == EventDone {
+				unwrapOutput(req, ev.Response)
+			}
+			return yield(ev, nil)
+		}
 		err = t.run(ctx, c, func(resp *http.Response) error {
 			return t.consumeStream(resp, emit)
 		})

@@ -209,6 +209,9 @@ func (t *transport) prepare(req *Request, stream bool) (*call, error) {
 	if len(req.Messages) == 0 {
 		return nil, errors.New("llm: the request has no messages; add at least one user message")
 	}
+	if err := checkOutput(req.Output); err != nil {
+		return nil, err
+	}
 	model := cmp.Or(req.Model, t.model)
 	b, err := t.d.build(req, buildOptions{
 		model:     model,
