@@ -22,6 +22,14 @@
 // Claude's thinking and redacted-thinking blocks go back to the API exactly
 // as received, and prompt-cache breakpoints are set on the tools, the
 // system prompt and the latest user turns unless [Config.NoCache] is set.
+// What else only a provider understands — Claude's server-tool and
+// compaction blocks ([PartProvider]), Gemini's thought signatures on tool
+// calls ([Part.Raw]) — goes back unchanged to the same [Part.Origin] and is
+// left out for any other. Citations are kept on text parts ([Citation]).
+//
+// [Fallback] makes one client of several, moving on when a provider is
+// down. [Request.Output] asks for a reply that matches a JSON Schema;
+// [Decode] and [Structured] read it into a Go value.
 //
 // Stream decoders tolerate what they do not know: event types, delta types
 // and fields added later are skipped. A stream that ends before the reply

@@ -81,7 +81,9 @@ type Retry struct {
 	// "request timed out", "status 503", "connection failed" (no answer),
 	// "connection dropped" (an answer cut short), "server error" (an error
 	// event in a stream), or for a repair "repair: " and the rule, as in
-	// "repair: max_tokens → max_completion_tokens". A repair has no Wait.
+	// "repair: max_tokens → max_completion_tokens", or for a switch of
+	// [Fallback] "fallback: " and the next client. Repairs and switches
+	// have no Wait.
 	Reason string
 	// Err is the failure being retried.
 	Err error
