@@ -86,7 +86,7 @@ func validate(h []llm.Message) error {
 					return fmt.Errorf("agent: message %d part %d answers tool call %q, which message %d does not make (or another part already answered it)", i, j, p.ID, i-1)
 				}
 				delete(pending, p.ID)
-			case p.Type == llm.PartText:
+			case p.Type == llm.PartText, p.Type == llm.PartProvider:
 			case (p.Type == llm.PartThinking || p.Type == llm.PartRedactedThinking) && m.Role == llm.Assistant:
 			default:
 				return fmt.Errorf("agent: message %d part %d: a %s message cannot hold a %q part", i, j, m.Role, p.Type)
@@ -271,11 +271,11 @@ func dropCalls(parts []llm.Part) []llm.Part {
 	return slices.DeleteFunc(parts, func(p llm.Part) bool { return p.Type == llm.PartToolCall })
 }
 
-// keepable reports whether a reply has something to send back: text or a
-// tool call. Thinking alone is not kept.
+// keepable reports whether a reply has something to send back: text, a
+// tool call or a provider's own blocks. Thinking alone is not kept.
 func keepable(msg llm.Message) bool {
 	for _, p := range msg.Parts {
-		if p.Type == llm.PartText || p.Type == llm.PartToolCall {
+		if p.Type == llm.PartText || p.Type == llm.PartToolCall || p.Type == llm.PartProvider {
 			return true
 		}
 	}
