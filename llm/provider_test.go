@@ -1,6 +1,7 @@
 package llm_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -136,5 +137,26 @@ func TestContainerIsSentWhenSet(t *testing.T) {
 	send(t, c, req, false)
 	if got := bodyOf(t, srv.Requests()[0])["container"]; got != "container_011abc" {
 		t.Fatalf("container = %v, want the id set on the request", got)
+	}
+}
+
+func TestAnHTMLPageIsNamedInOneLine(t *testing.T) {
+	page := "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>" + strings.Repeat("<p>nginx</p>\n", 100) + "</body></html>"
+	for _, d := range dialects {
+		for _, status := range []int{502, 200} {
+			for _, stream := range []bool{false, true} {
+				f := &llmtest.Fault{Status: status, Body: page, Header: map[string][]string{"Content-Type": {"text/html"}}}
+				c, _ := newClient(t, d, llmtest.Replies(llmtest.Reply{Fault: f}), func(c *llm.Config) { c.MaxRetries = -1 })
+				var err error
+				if stream {
+					_, err = llm.Collect(c.Stream(context.Background(), ask("q")))
+				} else {
+					_, err = c.Send(context.Background(), ask("q"))
+				}
+				if err == nil || !strings.Contains(err.Error(), `HTML page titled "502 Bad Gateway"`) || strings.Contains(err.Error(), "nginx") || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s status %d stream %v: %v", d, status, stream, err)
+				}
+			}
+		}
 	}
 }

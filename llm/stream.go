@@ -117,6 +117,11 @@ func (t *transport) consumeStream(resp *http.Response, emit func(Event) bool) er
 	}
 	var out *Response
 	var err error
+	if isHTML(resp.Header) {
+		// A proxy's login or error page, sent with a success status.
+		data, _ := readLimited(resp.Body, 1<<20)
+		return fmt.Errorf("llm: the reply is not a stream: %s", describeBody(resp.StatusCode, resp.Header, data))
+	}
 	if isJSON(resp.Header) {
 		out, err = t.replayWhole(resp.Body, track)
 	} else {
@@ -156,6 +161,11 @@ func streamRetryReason(err error) string {
 func retryableType(e *APIError) bool {
 	s := strings.ToLower(e.Type + " " + e.Code)
 	return containsAny(s, []string{"overloaded", "rate_limit", "api_error", "server_error", "timeout", "internal"})
+}
+
+func isHTML(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/html"
 }
 
 func isJSON(h http.Header) bool {
