@@ -59,8 +59,6 @@ type (
 		Name         string          `json:"name"`
 		Input        json.RawMessage `json:"input"`
 		CacheControl *antCache       `json:"cache_control,omitempty"`
-		// extra holds the provider's own fields, sent back as they came.
-		extra json.RawMessage
 	}
 	// antRaw is a block the provider sent, going back verbatim.
 	antRaw        struct{ raw json.RawMessage }
@@ -111,15 +109,6 @@ func (*antRedacted) markCache() bool     { return false }
 func (*antRaw) markCache() bool          { return false }
 
 func (b *antRaw) MarshalJSON() ([]byte, error) { return b.raw, nil }
-
-func (b *antToolUse) MarshalJSON() ([]byte, error) {
-	type plain antToolUse
-	data, err := marshal((*plain)(b))
-	if err != nil {
-		return nil, err
-	}
-	return withFields(data, b.extra)
-}
 
 func (w anthropicWire) build(req *Request, o buildOptions) (body, error) {
 	msgs, err := antMessages(req.Messages, w.from, o.drop)
@@ -274,7 +263,16 @@ func antPart(p Part, origin string, drop func(what, from string)) (antBlock, err
 		}
 		b := &antToolUse{Type: "tool_use", ID: p.ID, Name: p.Name, Input: args}
 		if len(p.Raw) > 0 && keeps(p, origin, drop) {
-			b.extra = p.Raw
+			// With the provider's own fields, as they came.
+			data, err := marshal(b)
+			if err != nil {
+				return nil, err
+			}
+			raw, err := withFields(data, p.Raw)
+			if err != nil {
+				return nil, fmt.Errorf("tool call %q (%s): its provider data is not a JSON object", p.Name, p.ID)
+			}
+			return &antRaw{raw: raw}, nil
 		}
 		return b, nil
 	case PartProvider:

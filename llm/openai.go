@@ -37,18 +37,17 @@ func (openaiWire) rules() []*repairRule { return openaiRepairs }
 
 type (
 	oaiMessage struct {
-		Role       string        `json:"role"`
-		Content    *string       `json:"content,omitempty"`
-		ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
-		ToolCallID string        `json:"tool_call_id,omitempty"`
+		Role    string  `json:"role"`
+		Content *string `json:"content,omitempty"`
+		// ToolCalls holds oaiToolCall values, or the JSON of a call with
+		// the provider's own fields (Gemini's extra_content) merged in.
+		ToolCalls  []any  `json:"tool_calls,omitempty"`
+		ToolCallID string `json:"tool_call_id,omitempty"`
 	}
 	oaiToolCall struct {
 		ID       string          `json:"id"`
 		Type     string          `json:"type"`
 		Function oaiFunctionCall `json:"function"`
-		// extra holds the provider's own fields (Gemini's extra_content),
-		// sent back as they came.
-		extra json.RawMessage
 	}
 	oaiFunctionCall struct {
 		Name      string `json:"name"`
@@ -70,15 +69,6 @@ type (
 		} `json:"function"`
 	}
 )
-
-func (c *oaiToolCall) MarshalJSON() ([]byte, error) {
-	type plain oaiToolCall
-	data, err := marshal((*plain)(c))
-	if err != nil {
-		return nil, err
-	}
-	return withFields(data, c.extra)
-}
 
 // oaiToolCallFields are the fields of a tool call Bridle models.
 var oaiToolCallFields = []string{"id", "type", "function", "index"}
@@ -224,7 +214,13 @@ func assistantMessage(m Message, origin string, drop func(what, from string)) (o
 			c := oaiToolCall{ID: p.ID, Type: "function",
 				Function: oaiFunctionCall{Name: p.Name, Arguments: string(args)}}
 			if len(p.Raw) > 0 && keeps(p, origin, drop) {
-				c.extra = p.Raw
+				data, _ := marshal(c) // strings only: it encodes
+				raw, err := withFields(data, p.Raw)
+				if err != nil {
+					return am, fmt.Errorf("tool call %q (%s): its provider data is not a JSON object", p.Name, p.ID)
+				}
+				am.ToolCalls = append(am.ToolCalls, raw)
+				continue
 			}
 			am.ToolCalls = append(am.ToolCalls, c)
 		case PartProvider:
