@@ -64,11 +64,13 @@ type WaitError struct {
 	Err error
 }
 
+// Error says how long the provider asked to wait, until when, and why.
 func (e *WaitError) Error() string {
 	return fmt.Sprintf("llm: the provider asked to be retried in %v (at %s), longer than the %v the client waits (Config.MaxRetryWait); try again then: %v",
 		e.Wait.Round(time.Second), e.At.UTC().Format(time.RFC3339), e.Max, e.Err)
 }
 
+// Unwrap returns the provider's refusal.
 func (e *WaitError) Unwrap() error { return e.Err }
 
 // Retry describes one retry or repair of a request, for a progress display.

@@ -67,6 +67,7 @@ type OutputError struct {
 	Err error
 }
 
+// Error says what is wrong with the reply and quotes its start.
 func (e *OutputError) Error() string {
 	why := e.Err.Error()
 	switch e.Stop {
@@ -78,6 +79,7 @@ func (e *OutputError) Error() string {
 	return fmt.Sprintf("llm: the model's answer does not match the schema asked for: %s; it wrote: %q", why, clip.String(e.Text, 300))
 }
 
+// Unwrap returns what is wrong with the text.
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // Decode reads the reply's text as a JSON value of type T and checks it
