@@ -262,6 +262,10 @@ func outputToTool(b body, d Dialect) bool {
 	if d == Anthropic {
 		tool, _ = marshal(map[string]json.RawMessage{"name": json.RawMessage(`"output"`), "description": desc, "input_schema": schema})
 		choice = json.RawMessage(`{"type":"tool","name":"output"}`)
+		if _, thinking := b["thinking"]; thinking {
+			// Claude refuses a forced tool with thinking on.
+			choice = json.RawMessage(`{"type":"auto"}`)
+		}
 	} else {
 		tool, _ = marshal(map[string]any{"type": "function", "function": map[string]json.RawMessage{
 			"name": json.RawMessage(`"output"`), "description": desc, "parameters": schema}})
