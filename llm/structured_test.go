@@ -164,3 +164,21 @@ func newClientNoT(d llm.Dialect) llm.Client {
 	c, _ := llm.New(llm.Config{Dialect: d, Model: "m", BaseURL: "http://127.0.0.1:1"})
 	return c
 }
+
+func TestTheOutputToolIsOfferedNotForcedWithThinking(t *testing.T) {
+	c, srv := newClient(t, llm.Anthropic, func(r *llmtest.Request) llmtest.Reply {
+		if outputOf(t, r) != "" {
+			return llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "output_config: not supported by this model"}}
+		}
+		return llmtest.Reply{Calls: []llmtest.Call{{Name: "output", Args: forecastJSON}}}
+	})
+	req := ask("weather?")
+	req.ThinkingBudget = 2048
+	got, _, err := llm.Structured[forecast](context.Background(), c, req)
+	if err != nil || got.City != "Lyon" {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	if choice := bodyOf(t, srv.Requests()[1])["tool_choice"]; mustJSON(choice) != `{"type":"auto"}` {
+		t.Fatalf("tool_choice %v, want auto with thinking on", choice)
+	}
+}
