@@ -21,6 +21,9 @@ var recorder = sync.OnceValue(func() *tracetest.SpanRecorder {
 	return rec
 })
 
+// Span is an ended span.
+type Span = sdktrace.ReadOnlySpan
+
 // Trace is one test's trace: a root span under which the test's spans go.
 type Trace struct {
 	rec  *tracetest.SpanRecorder
