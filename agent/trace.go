@@ -17,8 +17,10 @@ import (
 // no-ops unless the program set a tracer provider.
 var tracer = telemetry.Tracer("agent")
 
-// traced runs r.do inside an invoke_agent span.
+// traced runs r.do inside an invoke_agent span, with r in the context for
+// the sub-agents its tools start.
 func (r *run) traced(ctx context.Context, text string) (Outcome, error) {
+	ctx = withCaller(ctx, r)
 	ctx, span := telemetry.Start(ctx, tracer, telemetry.OpInvokeAgent, trace.SpanKindInternal)
 	if !span.IsRecording() {
 		out, err := r.do(ctx, text)
