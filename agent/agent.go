@@ -76,7 +76,9 @@ type Options struct {
 	CheckInput func(ctx context.Context, text string) error
 	// CheckCall, when set, sees each tool call that passed its schema,
 	// before autonomy and approval. An error refuses the call: it does not
-	// run, and the model reads "refused: " and the error's message.
+	// run, and the model reads "refused: " and the error's message. It also
+	// sees the calls of sub-agents ([Call.Agent] names them), from several
+	// goroutines when sub-agents run at once.
 	CheckCall func(ctx context.Context, c Call) error
 	// CheckOutput, when set, sees the final text of a run before Run returns
 	// it. It passes the text (returns it unchanged), replaces it (returns
