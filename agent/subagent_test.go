@@ -276,3 +276,31 @@ func TestAsToolPanicsOnMistakes(t *testing.T) {
 		})
 	}
 }
+
+func TestTheParentsCheckCallSeesTheSubAgentsCalls(t *testing.T) {
+	runs := 0
+	child := script(reply(call("k1", "rm", `{}`)), reply(llm.Text("I was stopped.")))
+	parent := script(reply(call("p1", "cleaner", `{"task":"clean up"}`)), reply(llm.Text("Not cleaned.")))
+	var seen []string
+	a := New(parent, &Options{Autonomy: Auto, CheckCall: func(ctx context.Context, c Call) error {
+		seen = append(seen, c.Agent+":"+c.Name)
+		if c.Name == "rm" {
+			return fmt.Errorf("%s may not remove files", c.Agent)
+		}
+		return nil
+	}})
+	a.Add(AsTool(SubAgent{Name: "cleaner", Client: child, Options: &Options{Autonomy: Auto},
+		Tools: []tool.Tool{counter("rm", tool.Exec, &runs)}}))
+	if _, err := a.Run(t.Context(), "clean"); err != nil {
+		t.Fatal(err)
+	}
+	if runs != 0 {
+		t.Error("the refused call ran")
+	}
+	if want := []string{":cleaner", "cleaner:rm"}; !slices.Equal(seen, want) {
+		t.Errorf("CheckCall saw %v; want %v", seen, want)
+	}
+	if res := results(child.requests()[1]); len(res) != 1 || res[0].Text != "refused: cleaner may not remove files" {
+		t.Errorf("the sub-agent read %+v", res)
+	}
+}
