@@ -1,0 +1,95 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"os"
+	"os/exec"
+	"sync"
+)
+
+// runVar is the environment variable that marks the processes of one run,
+// so that a [Reaper] knows which run an orphan came from.
+const runVar = "BRIDLE_SANDBOX_RUN"
+
+// Reaper makes sure that nothing a command started outlives it, even a
+// process that left the command's process group and session (setsid, a
+// daemon's double fork). On Linux, [NewReaper] makes the calling process a
+// child subreaper: processes orphaned below it are handed to it rather than
+// to init, and when a run ends every one of them that came from that run
+// (or from no run still going) is killed. Elsewhere a Reaper only tracks
+// runs, and what leaves the process group of a command survives it.
+//
+// A program that uses a Reaper starts all its child processes through
+// [Reaper.Start]: a child it started otherwise that has exited may be
+// reaped by the Reaper, and its Wait then fails.
+type Reaper struct {
+	mu   sync.Mutex
+	live map[int]string // pid of each running command → its run's mark
+	runs map[string]int // mark → commands running under it
+}
+
+// NewReaper returns a Reaper for the calling process. On Linux it makes
+// the process a child subreaper, for the rest of its life.
+func NewReaper() (*Reaper, error) {
+	if err := becomeSubreaper(); err != nil {
+		return nil, err
+	}
+	return &Reaper{live: map[int]string{}, runs: map[string]int{}}, nil
+}
+
+// Run is one run of a command under a [Reaper].
+type Run struct {
+	r    *Reaper
+	mark string
+	pids []int
+}
+
+// NewRun begins a run. Start its commands with [Run.Start], and call
+// [Run.End] when the last of them has been waited for.
+func (r *Reaper) NewRun() *Run {
+	mark := rand.Text()
+	r.mu.Lock()
+	r.runs[mark] = 0
+	r.mu.Unlock()
+	return &Run{r: r, mark: mark}
+}
+
+// Start starts cmd as part of the run, marking its environment.
+func (run *Run) Start(cmd *exec.Cmd) error {
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env[:len(env):len(env)], runVar+"="+run.mark)
+	r := run.r
+	// Held from fork to registration, so that a sweep never takes the
+	// new child for an orphan.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	r.live[cmd.Process.Pid] = run.mark
+	run.pids = append(run.pids, cmd.Process.Pid)
+	return nil
+}
+
+// End kills and reaps whatever the run's commands left behind. The
+// commands themselves must have been waited for.
+func (run *Run) End() {
+	r := run.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, pid := range run.pids {
+		if r.live[pid] == run.mark { // else the pid was reused
+			delete(r.live, pid)
+		}
+	}
+	run.pids = nil
+	delete(r.runs, run.mark)
+	live := map[string]bool{}
+	for _, m := range r.live {
+		live[m] = true
+	}
+	r.sweep(live)
+}

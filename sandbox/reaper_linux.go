@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+func becomeSubreaper() error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot become a child subreaper: %w", err)
+	}
+	return nil
+}
+
+// sweep kills and reaps the adopted orphans that belong to no live run,
+// until none is left: killing one hands its own children to us. The
+// caller holds r.mu.
+func (r *Reaper) sweep(live map[string]bool) {
+	self := os.Getpid()
+	for range 1000 {
+		orphans := r.orphans(self, live)
+		if len(orphans) == 0 {
+			return
+		}
+		for _, pid := range orphans {
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		for _, pid := range orphans {
+			var ws unix.WaitStatus
+			for {
+				_, err := unix.Wait4(pid, &ws, 0, nil)
+				if !errors.Is(err, unix.EINTR) {
+					break
+				}
+			}
+		}
+	}
+}
+
+// orphans lists the children of self that no live command accounts for,
+// and whose mark (when they still have one to read) is of no live run.
+func (r *Reaper) orphans(self int, live map[string]bool) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if _, ok := r.live[pid]; ok {
+			continue
+		}
+		if parent(pid) != self {
+			continue
+		}
+		if m := mark(pid); m != "" && live[m] {
+			continue
+		}
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// parent is the parent pid of pid, or -1.
+func parent(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1
+	}
+	// The command name in parentheses may hold anything; the fields
+	// after its last ")" are "state ppid ...".
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return -1
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return -1
+	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return -1
+	}
+	return ppid
+}
+
+// mark is the run mark in pid's environment, or "" (none, or unreadable:
+// an exited process has no environment left).
+func mark(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return ""
+	}
+	for kv := range bytes.SplitSeq(b, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(runVar+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
+}
