@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 )
 
@@ -13,29 +14,41 @@ const runVar = "BRIDLE_SANDBOX_RUN"
 
 // Reaper makes sure that nothing a command started outlives it, even a
 // process that left the command's process group and session (setsid, a
-// daemon's double fork). On Linux, [NewReaper] makes the calling process a
-// child subreaper: processes orphaned below it are handed to it rather than
-// to init, and when a run ends every one of them that came from that run
-// (or from no run still going) is killed. Elsewhere a Reaper only tracks
-// runs, and what leaves the process group of a command survives it.
+// daemon's double fork). On Linux the process becomes a child subreaper:
+// processes orphaned below it are handed to it rather than to init, and
+// when a run ends every one of them that carries that run's mark (an
+// environment variable its commands pass down) is killed and reaped.
+// Elsewhere a Reaper only tracks runs, and what leaves the process group
+// of a command survives it.
 //
-// A program that uses a Reaper starts all its child processes through
-// [Reaper.Start]: a child it started otherwise that has exited may be
-// reaped by the Reaper, and its Wait then fails.
+// What escapes: a process that clears its environment before its run ends
+// is not recognised, and one that exits by itself before its run ends may
+// stay a zombie until the program exits. Inside a [Confine]d command
+// neither can happen: its whole PID namespace ends with it.
 type Reaper struct {
-	mu   sync.Mutex
-	live map[int]string // pid of each running command → its run's mark
-	runs map[string]int // mark → commands running under it
+	mu     sync.Mutex
+	prefix string           // starts every mark this Reaper gives
+	live   map[int]string   // pid of each running command → its run's mark
+	runs   map[string]bool  // marks of the runs going on
+	seen   map[int]struct{} // orphans seen marked by this Reaper, to reap
 }
 
-// NewReaper returns a Reaper for the calling process. On Linux it makes
-// the process a child subreaper, for the rest of its life.
-func NewReaper() (*Reaper, error) {
+var subreaper = sync.OnceValues(func() (*Reaper, error) {
 	if err := becomeSubreaper(); err != nil {
 		return nil, err
 	}
-	return &Reaper{live: map[int]string{}, runs: map[string]int{}}, nil
-}
+	return &Reaper{
+		prefix: strconv.Itoa(os.Getpid()) + "-",
+		live:   map[int]string{},
+		runs:   map[string]bool{},
+		seen:   map[int]struct{}{},
+	}, nil
+})
+
+// Subreaper returns the process's one Reaper: being a subreaper is a
+// property of the whole process. On Linux the first call makes the
+// process a child subreaper for the rest of its life.
+func Subreaper() (*Reaper, error) { return subreaper() }
 
 // Run is one run of a command under a [Reaper].
 type Run struct {
@@ -47,9 +60,9 @@ type Run struct {
 // NewRun begins a run. Start its commands with [Run.Start], and call
 // [Run.End] when the last of them has been waited for.
 func (r *Reaper) NewRun() *Run {
-	mark := rand.Text()
+	mark := r.prefix + rand.Text()
 	r.mu.Lock()
-	r.runs[mark] = 0
+	r.runs[mark] = true
 	r.mu.Unlock()
 	return &Run{r: r, mark: mark}
 }
@@ -87,9 +100,5 @@ func (run *Run) End() {
 	}
 	run.pids = nil
 	delete(r.runs, run.mark)
-	live := map[string]bool{}
-	for _, m := range r.live {
-		live[m] = true
-	}
-	r.sweep(live)
+	r.sweep()
 }

@@ -18,13 +18,13 @@ func becomeSubreaper() error {
 	return nil
 }
 
-// sweep kills and reaps the adopted orphans that belong to no live run,
-// until none is left: killing one hands its own children to us. The
-// caller holds r.mu.
-func (r *Reaper) sweep(live map[string]bool) {
+// sweep kills and reaps the adopted orphans marked by runs that have
+// ended, until none is left: killing one hands its own children to us.
+// The caller holds r.mu.
+func (r *Reaper) sweep() {
 	self := os.Getpid()
 	for range 1000 {
-		orphans := r.orphans(self, live)
+		orphans := r.orphans(self)
 		if len(orphans) == 0 {
 			return
 		}
@@ -32,6 +32,7 @@ func (r *Reaper) sweep(live map[string]bool) {
 			unix.Kill(pid, unix.SIGKILL)
 		}
 		for _, pid := range orphans {
+			delete(r.seen, pid)
 			var ws unix.WaitStatus
 			for {
 				_, err := unix.Wait4(pid, &ws, 0, nil)
@@ -43,9 +44,10 @@ func (r *Reaper) sweep(live map[string]bool) {
 	}
 }
 
-// orphans lists the children of self that no live command accounts for,
-// and whose mark (when they still have one to read) is of no live run.
-func (r *Reaper) orphans(self int, live map[string]bool) []int {
+// orphans lists the children of self that no running command accounts
+// for and that carry the mark of a run of r that has ended, or that were
+// seen so and have exited since. Orphans of runs going on are noted.
+func (r *Reaper) orphans(self int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -62,7 +64,17 @@ func (r *Reaper) orphans(self int, live map[string]bool) []int {
 		if parent(pid) != self {
 			continue
 		}
-		if m := mark(pid); m != "" && live[m] {
+		m := mark(pid)
+		switch {
+		case m == "":
+			// Exited (no environment left), or not ours to judge.
+			if _, ok := r.seen[pid]; !ok {
+				continue
+			}
+		case !strings.HasPrefix(m, r.prefix):
+			continue // marked by another program's Reaper
+		case r.runs[m]:
+			r.seen[pid] = struct{}{}
 			continue
 		}
 		pids = append(pids, pid)

@@ -193,7 +193,7 @@ func TestParseMode(t *testing.T) {
 }
 
 func TestReaperKillsWhatLeftTheSession(t *testing.T) {
-	r, err := sandbox.NewReaper()
+	r, err := sandbox.Subreaper()
 	if err != nil {
 		t.Fatal(err)
 	}
