@@ -22,9 +22,10 @@ const runVar = "BRIDLE_SANDBOX_RUN"
 // of a command survives it.
 //
 // What escapes: a process that clears its environment before its run ends
-// is not recognised, and one that exits by itself before its run ends may
-// stay a zombie until the program exits. Inside a [Confine]d command
-// neither can happen: its whole PID namespace ends with it.
+// is not recognised, and one that leaves its command's process group and
+// exits by itself before its run ends may stay a zombie until the program
+// exits. Inside a [Confine]d command neither can happen: its whole PID
+// namespace ends with it.
 type Reaper struct {
 	mu     sync.Mutex
 	prefix string           // starts every mark this Reaper gives
@@ -98,7 +99,7 @@ func (run *Run) End() {
 			delete(r.live, pid)
 		}
 	}
-	run.pids = nil
 	delete(r.runs, run.mark)
-	r.sweep()
+	r.sweep(run.pids)
+	run.pids = nil
 }

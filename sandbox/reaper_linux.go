@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,10 +22,10 @@ func becomeSubreaper() error {
 // sweep kills and reaps the adopted orphans marked by runs that have
 // ended, until none is left: killing one hands its own children to us.
 // The caller holds r.mu.
-func (r *Reaper) sweep() {
+func (r *Reaper) sweep(groups []int) {
 	self := os.Getpid()
 	for range 1000 {
-		orphans := r.orphans(self)
+		orphans := r.orphans(self, groups)
 		if len(orphans) == 0 {
 			return
 		}
@@ -46,8 +47,9 @@ func (r *Reaper) sweep() {
 
 // orphans lists the children of self that no running command accounts
 // for and that carry the mark of a run of r that has ended, or that were
-// seen so and have exited since. Orphans of runs going on are noted.
-func (r *Reaper) orphans(self int) []int {
+// seen so, or were in the process group of one of its commands (groups),
+// and have exited since. Orphans of runs going on are noted.
+func (r *Reaper) orphans(self int, groups []int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -61,14 +63,15 @@ func (r *Reaper) orphans(self int) []int {
 		if _, ok := r.live[pid]; ok {
 			continue
 		}
-		if parent(pid) != self {
+		ppid, pgrp := stat(pid)
+		if ppid != self {
 			continue
 		}
 		m := mark(pid)
 		switch {
 		case m == "":
 			// Exited (no environment left), or not ours to judge.
-			if _, ok := r.seen[pid]; !ok {
+			if _, ok := r.seen[pid]; !ok && !slices.Contains(groups, pgrp) {
 				continue
 			}
 		case !strings.HasPrefix(m, r.prefix):
@@ -82,27 +85,28 @@ func (r *Reaper) orphans(self int) []int {
 	return pids
 }
 
-// parent is the parent pid of pid, or -1.
-func parent(pid int) int {
+// stat returns the parent pid and the process group of pid, or -1s.
+func stat(pid int) (ppid, pgrp int) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return -1
+		return -1, -1
 	}
 	// The command name in parentheses may hold anything; the fields
-	// after its last ")" are "state ppid ...".
+	// after its last ")" are "state ppid pgrp ...".
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return -1
+		return -1, -1
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return -1
+	if len(f) < 3 {
+		return -1, -1
 	}
-	ppid, err := strconv.Atoi(f[1])
-	if err != nil {
-		return -1
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
+		return -1, -1
 	}
-	return ppid
+	return ppid, pgrp
 }
 
 // mark is the run mark in pid's environment, or "" (none, or unreadable:

@@ -178,10 +178,11 @@ func execute(ctx context.Context, c command) (outcome, error) {
 	}
 
 	cmd.Wait()
-	// The leader is gone; whatever it started is not: its group, and
-	// what left the group but was handed to the reaper.
-	killGroup(pid)
+	// The leader is gone; whatever it started is not. The reaper kills
+	// what was handed to it (left behind, or even out of the group) and
+	// reaps it; then the group goes, for what the reaper cannot see.
 	end()
+	killGroup(pid)
 
 	done := make(chan struct{})
 	go func() {

@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/bridle-dev/bridle/mcp"
@@ -128,30 +126,6 @@ func TestTitlesCompareInNFC(t *testing.T) {
 		wantFiles(t, s, "Th\u00e9.md", "Cr\u00e8me.md")
 		wantErr(t, s.rename("Cr\u00e8me", "The\u0301"), `a note titled "Thé" already exists`)
 	})
-}
-
-func TestANoteThatIsNotARegularFileIsRefused(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("named pipes in folders are a Unix thing")
-	}
-	s := newStore(t)
-	mustPut(t, s, "Plain", "pipe dreams")
-	if err := syscall.Mkfifo(filepath.Join(s.dir, "Pipe.md"), 0o600); err != nil {
-		t.Skip("cannot make a named pipe here:", err)
-	}
-	// Each of these waited forever for a writer to the pipe, the changes
-	// holding the lock that every later change needs.
-	_, err := s.read("Pipe")
-	wantErr(t, err, `note "Pipe" is a named pipe, not a regular file`)
-	_, err = s.appendText("Pipe", "x")
-	wantErr(t, err, "named pipe")
-	wantErr(t, s.edit("Pipe", "x", "y"), "named pipe")
-	found, err := s.search(context.Background(), "dreams")
-	if err != nil || !slices.Equal(found, []string{"Plain"}) {
-		t.Errorf("search = %q, %v", found, err)
-	}
-	mustPut(t, s, "After", "the lock is free")
-	wantBody(t, s, "After", "the lock is free")
 }
 
 func TestTheFolderDeletedAndMadeAgain(t *testing.T) {

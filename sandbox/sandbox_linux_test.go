@@ -1,8 +1,11 @@
+//go:build linux
+
 package sandbox_test
 
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -13,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/bridle-dev/bridle/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // The test binary doubles as the confined program: with doEnv set it does
@@ -178,20 +182,6 @@ func TestPolicyNeedsARoot(t *testing.T) {
 	}
 }
 
-func TestParseMode(t *testing.T) {
-	for in, want := range map[string]sandbox.Mode{"auto": sandbox.Auto, "on": sandbox.On, "off": sandbox.Off, "ON": sandbox.On} {
-		if got, err := sandbox.ParseMode(in); err != nil || got != want {
-			t.Errorf("ParseMode(%q) = %v, %v", in, got, err)
-		}
-		if m, _ := sandbox.ParseMode(in); m.String() != strings.ToLower(in) {
-			t.Errorf("%v.String() = %q", m, m.String())
-		}
-	}
-	if _, err := sandbox.ParseMode("maybe"); err == nil || !strings.Contains(err.Error(), `"maybe" is not one of auto, on, off`) {
-		t.Errorf("ParseMode(maybe) = %v", err)
-	}
-}
-
 func TestReaperKillsWhatLeftTheSession(t *testing.T) {
 	r, err := sandbox.Subreaper()
 	if err != nil {
@@ -227,5 +217,59 @@ func TestReaperKillsWhatLeftTheSession(t *testing.T) {
 	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("the detached sleep %d outlived its run (kill 0: %v)", pid, err)
 		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+func TestReaperReapsAChildOfTheGroupThatExitedByItself(t *testing.T) {
+	r, err := sandbox.Subreaper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	run := r.NewRun()
+	// sh leaves cat behind, reading a pipe the test holds.
+	cmd := exec.Command("sh", "-c", "cat >/dev/null & echo $!")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	// cat is now this process's child; end it and wait until it is a
+	// zombie, with no environment left to show its run.
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Skip("no pidfd here:", err)
+	}
+	defer unix.Close(fd)
+	in.Close()
+	if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+		t.Fatalf("cat %d is not a zombie before the run ends: %v", pid, err)
+	}
+	run.End()
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cat %d is still a zombie after its run ended", pid)
 	}
 }
