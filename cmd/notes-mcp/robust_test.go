@@ -112,6 +112,7 @@ func TestTitlesCompareInNFC(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantBody(t, s, composed, "pain au chocolat\nless")
+		wantErr(t, s.rename(decomposed, composed), "already titled")
 	})
 	t.Run("a title differing only in case and form is a clash", func(t *testing.T) {
 		_, err := s.put("CAFE\u0301", "x")

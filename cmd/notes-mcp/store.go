@@ -476,10 +476,10 @@ func (s *store) rename(from, to string) error {
 		if err != nil {
 			return err
 		}
-		dest := fileName(nfc(to))
-		if e.file == dest {
+		if e.title == nfc(to) {
 			return fmt.Errorf("the note is already titled %q", to)
 		}
+		dest := fileName(nfc(to))
 		if err := mayCreate(r, to, e.file); err != nil {
 			return err
 		}
