@@ -66,15 +66,21 @@ func needSandbox(t *testing.T) {
 // unless unconfined, and returns whether it worked and what it said.
 func confined(t *testing.T, root, what, arg string, unconfined bool) (bool, string) {
 	t.Helper()
+	return confinedBy(t, sandbox.Policy{Root: root}, what, arg, unconfined)
+}
+
+// confinedBy is confined with a whole policy.
+func confinedBy(t *testing.T, p sandbox.Policy, what, arg string, unconfined bool) (bool, string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, arg)
 	cmd.Env = append(os.Environ(), doEnv+"="+what)
-	cmd.Dir = root
+	cmd.Dir = p.Root
 	if !unconfined {
-		if err := sandbox.Confine(cmd, sandbox.Policy{Root: root}); err != nil {
+		if err := sandbox.Confine(cmd, p); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,6 +164,29 @@ func TestConfine(t *testing.T) {
 	})
 	if _, err := os.Stat(filepath.Join(elsewhere, "out.txt")); err == nil {
 		t.Error("a file was written outside the root")
+	}
+}
+
+func TestReadOnlyAndWritableFolders(t *testing.T) {
+	needSandbox(t)
+	root, ro, rw := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ro, "tool"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := sandbox.Policy{Root: root, ReadOnly: []string{ro, filepath.Join(ro, "missing")}, Writable: []string{rw}}
+	for _, c := range []struct {
+		name, what, arg string
+		works           bool
+	}{
+		{"a read-only folder can be read", "read", filepath.Join(ro, "tool"), true},
+		{"a read-only folder cannot be written", "write", filepath.Join(ro, "new"), false},
+		{"a writable folder can be written", "write", filepath.Join(rw, "new"), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if ok, out := confinedBy(t, p, c.what, c.arg, false); ok != c.works {
+				t.Errorf("%s %s: worked = %v, want %v (%s)", c.what, c.arg, ok, c.works, out)
+			}
+		})
 	}
 }
 
