@@ -27,6 +27,7 @@ func newConfinement(mode sandbox.Mode) *confinement {
 	if mode != sandbox.Off {
 		c.err = sandbox.Check()
 	}
+	// Without it (a kernel that refuses), process groups still go.
 	c.reaper, _ = sandbox.Subreaper()
 	return c
 }
@@ -59,7 +60,7 @@ func (c *confinement) policy(tool, root string, readOnly ...string) (*sandbox.Po
 	return &sandbox.Policy{Root: root, ReadOnly: append(readOnly, c.toolchain()...)}, nil
 }
 
-// status is the line a tool result starts with, saying how the code ran;
+// status is the line a tool result ends with, saying how the code ran;
 // where names the folder it could write.
 func (c *confinement) status(p *sandbox.Policy, where string) string {
 	switch {

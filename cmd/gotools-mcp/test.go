@@ -57,7 +57,7 @@ func (g *gotools) test(ctx context.Context, in testIn) (string, error) {
 	}
 	defer cleanup()
 	env := append(p.env[:len(p.env):len(p.env)], "GOTMPDIR="+work)
-	var readOnly = []string{work}
+	readOnly := []string{work}
 	if !within(g.ws.root, p.dir) {
 		readOnly = append(readOnly, p.dir)
 	}
@@ -70,11 +70,11 @@ func (g *gotools) test(ctx context.Context, in testIn) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("cannot confine the tests: %v", err)
 		}
-		exec, err := quoteArgs(wrap)
+		prefix, err := quoteArgs(wrap)
 		if err != nil {
 			return "", fmt.Errorf("cannot confine the tests: %v", err)
 		}
-		args = append(args, "-exec="+exec)
+		args = append(args, "-exec="+prefix)
 	}
 	pattern := p.packages
 	if strings.HasSuffix(in.Path, ".go") {
