@@ -35,14 +35,14 @@ func TestConformanceClientMode(t *testing.T) {
 }
 
 func TestUnknownScenarioIsNamed(t *testing.T) {
-	err := run(t.Context(), []string{"http://127.0.0.1:1/mcp"}, "auth/basic-cimd", &bytes.Buffer{})
-	if err == nil || !strings.Contains(err.Error(), `scenario "auth/basic-cimd" is not supported`) {
+	err := run(t.Context(), []string{"http://127.0.0.1:1/mcp"}, "auth/client-credentials-jwt", "", &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `scenario "auth/client-credentials-jwt" is not supported`) {
 		t.Errorf("run() = %v", err)
 	}
 }
 
 func TestMissingURLShowsUsage(t *testing.T) {
-	err := run(t.Context(), nil, "initialize", &bytes.Buffer{})
+	err := run(t.Context(), nil, "initialize", "", &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "usage: client <server-url>") {
 		t.Errorf("run() = %v", err)
 	}
