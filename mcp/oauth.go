@@ -173,20 +173,25 @@ func (h *oauthHandler) refreshContext() context.Context {
 // Authorize runs a login, after the server answered 401 (or 403 asking for
 // more scope) to req.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if resp.StatusCode == http.StatusUnauthorized && h.src != nil && h.src.refreshNow(req) {
+		// The server refused a token that had not yet expired here: a
+		// refreshed one may do, without asking anyone.
+		drain(resp)
+		return nil
+	}
 	if h.o.Open == nil {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
+		drain(resp)
 		if resp.StatusCode == http.StatusForbidden {
 			// Not a login: the SDK retries once, and the 403 reaches the caller.
 			return nil
 		}
 		return &loginRequiredError{resource: h.resource}
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	ln, err := h.listen()
 	if err != nil {
-		resp.Body.Close()
+		drain(resp)
 		return err
 	}
 	h.ln = ln
@@ -196,13 +201,18 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	}()
 	if h.sdk == nil {
 		if h.sdk, err = h.newSDKHandler(); err != nil {
-			resp.Body.Close()
+			drain(resp)
 			return err
 		}
 	}
 	h.issuers.begin()
 	h.logger.Debug("mcp oauth login", "resource", h.resource, "status", resp.StatusCode)
 	return h.sdk.Authorize(ctx, req, resp)
+}
+
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
 }
 
 // listen opens the redirect listener: on the port of the first login when

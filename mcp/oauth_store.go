@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -141,7 +142,51 @@ type storedSource struct {
 	mu   sync.Mutex
 	meta Token  // the token's client and endpoint, and the last saved
 	last string // the access token last saved
-	dead bool
+	// forced is the access token the last refreshNow produced.
+	forced string
+	dead   bool
+}
+
+// refreshNow refreshes the token although it has not expired here,
+// because the server refused it (req is the refused request). It reports
+// whether there is a new token to try: not when there is no refresh
+// token, when the refresh is refused, or when the token refused is the one
+// the last forced refresh gave.
+func (s *storedSource) refreshNow(req *http.Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead || s.meta.RefreshToken == "" {
+		return false
+	}
+	if s.forced != "" && req.Header.Get("Authorization") == "Bearer "+s.forced {
+		return false
+	}
+	old := s.meta.oauth2()
+	old.Expiry = time.Unix(1, 0)
+	cfg := s.meta.config()
+	tok, err := cfg.TokenSource(s.h.refreshContext(), old).Token()
+	if err != nil {
+		s.dead = true
+		s.h.logger.Info("mcp oauth token could not be refreshed; a new login is needed", "resource", s.meta.Resource, "error", refreshError(err))
+		return false
+	}
+	s.ts = oauth2.ReuseTokenSource(tok, cfg.TokenSource(s.h.refreshContext(), tok))
+	s.forced = tok.AccessToken
+	s.store(tok)
+	return true
+}
+
+// store saves tok, a refreshed token, with the rest of the record.
+func (s *storedSource) store(tok *oauth2.Token) {
+	t := s.meta
+	t.AccessToken, t.TokenType, t.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
+	if tok.RefreshToken != "" {
+		t.RefreshToken = tok.RefreshToken
+	}
+	if err := s.saveLocked(context.Background(), &t); err != nil {
+		// The token works for this session; the next one logs in again.
+		s.h.logger.Warn("mcp oauth token refreshed but not saved", "resource", s.meta.Resource, "error", err)
+	}
 }
 
 // Token returns the token to send, or nil and no error when there is no
@@ -163,15 +208,7 @@ func (s *storedSource) Token() (*oauth2.Token, error) {
 		return nil, err
 	}
 	if tok.AccessToken != s.last {
-		t := s.meta
-		t.AccessToken, t.TokenType, t.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
-		if tok.RefreshToken != "" {
-			t.RefreshToken = tok.RefreshToken
-		}
-		if err := s.saveLocked(context.Background(), &t); err != nil {
-			// The token works for this session; the next one logs in again.
-			s.h.logger.Warn("mcp oauth token refreshed but not saved", "resource", s.meta.Resource, "error", err)
-		}
+		s.store(tok)
 	}
 	return tok, nil
 }
