@@ -70,17 +70,25 @@ type OAuth struct {
 	// Client makes the requests to the authorization server; nil means
 	// [HTTP.Client], or http.DefaultClient.
 	Client *http.Client
+	// LoginHint ends the error of a session that needs a login while Open
+	// is nil: how the person can log in, such as "run `agent-cli mcp login
+	// notes`". "" means a general hint.
+	LoginHint string
 }
 
 // ErrLoginRequired is wrapped by the error a session returns when the
 // server wants an OAuth login and [OAuth.Open] is nil, so no one can log in.
 var ErrLoginRequired = errors.New("mcp: the server requires an OAuth login")
 
-// loginRequiredError says which server wants a login.
-type loginRequiredError struct{ resource string }
+// loginRequiredError says which server wants a login, and how to give it.
+type loginRequiredError struct{ resource, hint string }
 
 func (e *loginRequiredError) Error() string {
-	return fmt.Sprintf("the server at %s requires an OAuth login, and there is no one to log in here: log in where a browser can be opened, or store a token", e.resource)
+	hint := e.hint
+	if hint == "" {
+		hint = "log in where a browser can be opened, or store a token"
+	}
+	return fmt.Sprintf("the server at %s requires an OAuth login: %s", e.resource, hint)
 }
 
 func (e *loginRequiredError) Is(target error) bool { return target == ErrLoginRequired }
@@ -91,6 +99,7 @@ func (e *loginRequiredError) Is(target error) bool { return target == ErrLoginRe
 type oauthHandler struct {
 	o        OAuth
 	resource string
+	shown    string // resource without its query, for messages
 	client   *http.Client
 	logger   *slog.Logger
 	issuers  *issuerWatch
@@ -139,7 +148,7 @@ func newOAuthHandler(o OAuth, resource string, base *http.Client, logger *slog.L
 	}
 	w.base = rt
 	cc.Transport = w
-	return &oauthHandler{o: o, resource: resource, client: &cc, logger: logger, issuers: w}, nil
+	return &oauthHandler{o: o, resource: resource, shown: redactURL(ru), client: &cc, logger: logger, issuers: w}, nil
 }
 
 // TokenSource returns the token to send, from the store the first time.
@@ -187,7 +196,7 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 			// Not a login: the SDK retries once, and the 403 reaches the caller.
 			return nil
 		}
-		return &loginRequiredError{resource: h.resource}
+		return &loginRequiredError{resource: h.shown, hint: h.o.LoginHint}
 	}
 	ln, err := h.listen()
 	if err != nil {
