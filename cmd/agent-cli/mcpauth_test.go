@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bridle-dev/bridle/internal/oauthtest"
+	"github.com/bridle-dev/bridle/keychain"
+	"github.com/bridle-dev/bridle/llm"
+	"github.com/bridle-dev/bridle/llm/llmtest"
+	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/tool"
+	"github.com/zalando/go-keyring"
+)
+
+// protectedNotes serves a "greet" tool behind OAuth.
+func protectedNotes(t *testing.T) *oauthtest.Server {
+	s := mcp.NewServer("notes", "v1", nil)
+	s.AddTools(tool.New("greet", "Greets.", tool.Read, func(context.Context, struct{}) (string, error) {
+		return "hello from notes", nil
+	}))
+	return oauthtest.New(t, s.HTTPHandler(nil))
+}
+
+// storedToken reads the token agent-cli keeps in the keychain for url.
+func storedToken(t *testing.T, url string) *mcp.Token {
+	t.Helper()
+	data, err := keychain.Get(keychainService, tokenAccount(url))
+	if err != nil {
+		return nil
+	}
+	var tok mcp.Token
+	if err := json.Unmarshal([]byte(data), &tok); err != nil {
+		t.Fatal(err)
+	}
+	return &tok
+}
+
+// TestMCPLoginEndToEnd logs agent-cli in to an OAuth-protected server,
+// uses the token from the keychain for a question whose answer calls the
+// server's tool, renews the token once it has expired, and says what to
+// run when the renewal is refused and there is no terminal.
+func TestMCPLoginEndToEnd(t *testing.T) {
+	keyring.MockInit()
+	srv := protectedNotes(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("GOTOOLS_BIN", "off")
+	t.Setenv("AGENT_MCP_TOKENS", "")
+	work := t.TempDir()
+	config := filepath.Join(t.TempDir(), "servers.json")
+	os.WriteFile(config, []byte(`{"mcpServers": {"notes": {"type": "http", "url": "`+srv.URL+`"}}}`), 0o644)
+	deps := mcpDeps{getenv: os.Getenv, browse: srv.Browse}
+	mcpRun := func(args ...string) (string, string, error) {
+		var out, errb bytes.Buffer
+		err := mcpCommand(t.Context(), append(args, "--dir", work, "--mcp-config", config), &out, &errb, deps)
+		return out.String(), errb.String(), err
+	}
+
+	_, stderr, err := mcpRun("login", "notes")
+	if err != nil {
+		t.Fatalf("mcp login: %v\n%s", err, stderr)
+	}
+	tok := storedToken(t, srv.URL)
+	if tok == nil || tok.AccessToken == "" || tok.RefreshToken == "" || tok.Issuer != srv.Issuer {
+		t.Fatalf("the keychain holds %+v after the login", tok)
+	}
+	if !strings.Contains(stderr, "log in to notes in your browser:\n  "+srv.Issuer+"/authorize?") || !strings.Contains(stderr, "logged in to notes; the token is in the keychain, valid until") {
+		t.Errorf("mcp login said:\n%s", stderr)
+	}
+	if strings.Contains(stderr, tok.AccessToken) || strings.Contains(stderr, tok.RefreshToken) {
+		t.Errorf("mcp login showed the token:\n%s", stderr)
+	}
+
+	out, _, err := mcpRun("list")
+	if err != nil || !regexpMatch(`(?m)^notes\s+http\s+OAuth\s+stored, valid until \d{4}-`, out) || strings.Contains(out, tok.AccessToken) {
+		t.Errorf("mcp list = %v:\n%s", err, out)
+	}
+
+	// A question whose answer calls the server's tool, with no terminal.
+	ask := func(t *testing.T) (*llmtest.Server, string) {
+		t.Helper()
+		model := llmtest.NewServer(llmtest.Replies(
+			llmtest.Reply{Calls: []llmtest.Call{{Name: "mcp__notes__greet", Args: `{}`}}},
+			llmtest.Reply{Text: "The server greeted us."},
+		))
+		t.Cleanup(model.Close)
+		t.Setenv("AGENT_PROVIDER", "anthropic")
+		t.Setenv("AGENT_BASE_URL", model.Config(llm.Anthropic).BaseURL)
+		t.Setenv("ANTHROPIC_API_KEY", fakeKey)
+		var stdout, stderr bytes.Buffer
+		err := run(t.Context(), []string{"--dir", work, "--mcp-config", config, "greet me"}, strings.NewReader(""), &stdout, &stderr)
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr.String())
+		}
+		return model, stderr.String()
+	}
+	toolResult := func(model *llmtest.Server) string {
+		reqs := model.Requests()
+		if len(reqs) < 2 {
+			return ""
+		}
+		var b strings.Builder
+		for _, p := range reqs[1].LastToolResults() {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+
+	t.Run("a question uses the stored token to call the server's tool", func(t *testing.T) {
+		model, stderr := ask(t)
+		if got := toolResult(model); !strings.Contains(got, "hello from notes") {
+			t.Errorf("tool result %q\nstderr:\n%s", got, stderr)
+		}
+		if srv.Logins() != 1 || srv.Refreshes() != 0 {
+			t.Errorf("logins %d, refreshes %d", srv.Logins(), srv.Refreshes())
+		}
+	})
+
+	t.Run("an expired token is renewed without asking and stored again", func(t *testing.T) {
+		old := storedToken(t, srv.URL)
+		old.Expiry = time.Now().Add(-time.Hour)
+		data, _ := json.Marshal(old)
+		keychain.Set(keychainService, tokenAccount(srv.URL), string(data))
+		model, stderr := ask(t)
+		if got := toolResult(model); !strings.Contains(got, "hello from notes") {
+			t.Errorf("tool result %q\nstderr:\n%s", got, stderr)
+		}
+		now := storedToken(t, srv.URL)
+		if srv.Refreshes() != 1 || srv.Logins() != 1 || now.AccessToken == old.AccessToken || !now.Expiry.After(time.Now()) {
+			t.Errorf("refreshes %d, logins %d, new token stored %v", srv.Refreshes(), srv.Logins(), now.AccessToken != old.AccessToken)
+		}
+	})
+
+	t.Run("a refused renewal without a terminal says to log in", func(t *testing.T) {
+		srv.RefuseRefresh()
+		srv.ExpireAccessTokens()
+		model, stderr := ask(t)
+		if !strings.Contains(stderr, "MCP server notes did not start") || !strings.Contains(stderr, "run `agent-cli mcp login notes`") {
+			t.Errorf("stderr:\n%s", stderr)
+		}
+		if strings.Contains(toolResult(model), "hello from notes") {
+			t.Error("the tool ran without a valid token")
+		}
+	})
+
+	t.Run("logout forgets the token", func(t *testing.T) {
+		_, stderr, err := mcpRun("logout", "notes")
+		if err != nil || !strings.Contains(stderr, "logged out of notes") || storedToken(t, srv.URL) != nil {
+			t.Errorf("mcp logout = %v: %s", err, stderr)
+		}
+		out, _, _ := mcpRun("list")
+		if !regexpMatch(`(?m)^notes\s+http\s+OAuth\s+none$`, out) {
+			t.Errorf("mcp list after logout:\n%s", out)
+		}
+	})
+}
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
