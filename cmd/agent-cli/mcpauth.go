@@ -138,6 +138,31 @@ func oauthServer(sv mcpServer, getenv func(string) string) (mcp.HTTP, error) {
 	return h, nil
 }
 
+// mcpOAuth is an http entry's "oauth" object, for an authorization server
+// that wants a client registered beforehand:
+//
+//	"oauth": {"clientId": "agent-cli-1234", "callbackPort": 8765}
+type mcpOAuth struct {
+	ClientID     string `json:"clientId,omitempty"`
+	CallbackPort int    `json:"callbackPort,omitempty"`
+}
+
+func (o *mcpOAuth) check() error {
+	if o.CallbackPort < 0 || o.CallbackPort > 65535 {
+		return fmt.Errorf("\"oauth\": callbackPort %d is not a port: give 1 to 65535, or leave it out for a random one", o.CallbackPort)
+	}
+	return nil
+}
+
+// oauthFor returns the OAuth settings of sv, with the entry's client.
+func oauthFor(sv mcpServer, store mcp.TokenStore) *mcp.OAuth {
+	o := &mcp.OAuth{Store: store, ClientName: "agent-cli", LoginHint: loginHint(sv.Name)}
+	if e := sv.Entry.OAuth; e != nil {
+		o.ClientID, o.RedirectPort = e.ClientID, e.CallbackPort
+	}
+	return o
+}
+
 func loginHint(name string) string {
 	return "run `agent-cli mcp login " + name + "`"
 }
@@ -154,7 +179,8 @@ func mcpLogin(ctx context.Context, sv mcpServer, stderr io.Writer, d mcpDeps) er
 		return err
 	}
 	fresh := &freshStore{tokenStore: store}
-	h.OAuth = &mcp.OAuth{Store: fresh, Open: openAuthURL(stderr, sv.Name, d.browse), ClientName: "agent-cli"}
+	h.OAuth = oauthFor(sv, fresh)
+	h.OAuth.Open = openAuthURL(stderr, sv.Name, d.browse)
 	ctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
 	conn, err := mcp.ConnectHTTP(ctx, sv.Name, h, nil)
@@ -341,7 +367,7 @@ func (s *session) httpOptions(sv mcpServer, h *mcp.HTTP) (timeout time.Duration,
 	if err != nil {
 		return timeout, err
 	}
-	h.OAuth = &mcp.OAuth{Store: store, ClientName: "agent-cli", LoginHint: loginHint(sv.Name)}
+	h.OAuth = oauthFor(sv, store)
 	if s.ui.interactive {
 		h.OAuth.Open = openAuthURL(lockedWriter{s.ui}, sv.Name, mcp.OpenBrowser)
 		timeout = loginTimeout

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,6 +19,7 @@ import (
 	"github.com/bridle-dev/bridle/llm/llmtest"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/tool"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/zalando/go-keyring"
 )
 
@@ -165,3 +168,118 @@ func TestMCPLoginEndToEnd(t *testing.T) {
 }
 
 func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }
+
+func TestHTTPOptions(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv("AGENT_MCP_TOKENS", "")
+	entry := func(raw string) mcpServer {
+		var e mcpEntry
+		if err := json.Unmarshal([]byte(raw), &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.check(); err != nil {
+			t.Fatal(err)
+		}
+		return mcpServer{Name: "docs", Entry: e}
+	}
+	for _, tc := range []struct {
+		name        string
+		entry       string
+		interactive bool
+		check       func(t *testing.T, h mcp.HTTP, timeout time.Duration)
+	}{
+		{"an entry with its own Authorization header does not use OAuth", `{"type":"http","url":"https://x.example/mcp","headers":{"Authorization":"Bearer t"}}`, true,
+			func(t *testing.T, h mcp.HTTP, timeout time.Duration) {
+				if h.OAuth != nil || timeout != connectTimeout {
+					t.Errorf("OAuth %+v, timeout %v", h.OAuth, timeout)
+				}
+			}},
+		{"on a terminal a login opens the browser and may take minutes", `{"type":"http","url":"https://x.example/mcp"}`, true,
+			func(t *testing.T, h mcp.HTTP, timeout time.Duration) {
+				if h.OAuth == nil || h.OAuth.Open == nil || h.OAuth.Store == nil || timeout != loginTimeout {
+					t.Errorf("OAuth %+v, timeout %v", h.OAuth, timeout)
+				}
+			}},
+		{"without a terminal a needed login names the command to run", `{"type":"http","url":"https://x.example/mcp"}`, false,
+			func(t *testing.T, h mcp.HTTP, timeout time.Duration) {
+				if h.OAuth == nil || h.OAuth.Open != nil || h.OAuth.LoginHint != "run `agent-cli mcp login docs`" || timeout != connectTimeout {
+					t.Errorf("OAuth %+v, timeout %v", h.OAuth, timeout)
+				}
+			}},
+		{"an oauth object gives a registered client and its port", `{"type":"http","url":"https://x.example/mcp","oauth":{"clientId":"cli-1","callbackPort":8765}}`, false,
+			func(t *testing.T, h mcp.HTTP, timeout time.Duration) {
+				if h.OAuth.ClientID != "cli-1" || h.OAuth.RedirectPort != 8765 {
+					t.Errorf("OAuth %+v", h.OAuth)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &session{ui: newUI(&bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })}
+			s.ui.interactive = tc.interactive
+			sv := entry(tc.entry)
+			h, err := sv.http(os.Getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			timeout, err := s.httpOptions(sv, &h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, h, timeout)
+		})
+	}
+	var e mcpEntry
+	json.Unmarshal([]byte(`{"type":"http","url":"https://x.example/mcp","oauth":{"callbackPort":70000}}`), &e)
+	if err := e.check(); err == nil || !strings.Contains(err.Error(), "callbackPort 70000 is not a port") {
+		t.Errorf("check = %v", err)
+	}
+}
+
+// TestServerQuestionWithoutTerminal runs a question whose tool call makes
+// the server ask the person something: without a terminal the question is
+// declined, the server hears so, and stderr says it.
+func TestServerQuestionWithoutTerminal(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "asker", Version: "v1"}, nil)
+	heard := make(chan string, 1)
+	srv.AddTool(&sdk.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Which notebook?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"book":{"type":"string"}}}`)})
+			if err != nil {
+				heard <- "error: " + err.Error()
+				return nil, err
+			}
+			heard <- res.Action
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "the person said " + res.Action}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer ts.Close()
+	config := filepath.Join(t.TempDir(), "servers.json")
+	os.WriteFile(config, []byte(`{"mcpServers": {"asker": {"type": "http", "url": "`+ts.URL+`", "headers": {"Authorization": "Bearer x"}}}}`), 0o644)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("GOTOOLS_BIN", "off")
+	model := llmtest.NewServer(llmtest.Replies(
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "mcp__asker__ask", Args: `{}`}}},
+		llmtest.Reply{Text: "Declined."},
+	))
+	defer model.Close()
+	t.Setenv("AGENT_PROVIDER", "anthropic")
+	t.Setenv("AGENT_BASE_URL", model.Config(llm.Anthropic).BaseURL)
+	t.Setenv("ANTHROPIC_API_KEY", fakeKey)
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"--dir", t.TempDir(), "--mcp-config", config, "ask me"}, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	select {
+	case got := <-heard:
+		if got != "decline" {
+			t.Errorf("the server heard %q, want decline", got)
+		}
+	default:
+		t.Fatalf("the tool never ran:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "declined a question from MCP server asker: there is no terminal to ask") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
