@@ -161,9 +161,11 @@ func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, err
 		h.loaded = true
 		t, err := h.o.Store.LoadToken(ctx, h.resource)
 		if err != nil {
-			return nil, fmt.Errorf("loading the OAuth token for %s: %w", h.resource, err)
+			// Go without: a server that needs no token still works, and one
+			// that does asks for a login.
+			h.logger.Warn("mcp oauth token could not be loaded", "resource", h.shown, "error", err)
 		}
-		if t != nil && t.AccessToken != "" {
+		if err == nil && t != nil && t.AccessToken != "" {
 			h.src = h.newSource(t, oauth2.ReuseTokenSource(t.oauth2(), t.config().TokenSource(h.refreshContext(), t.oauth2())))
 		}
 	}
@@ -192,8 +194,9 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	}
 	if h.o.Open == nil {
 		drain(resp)
-		if resp.StatusCode == http.StatusForbidden {
-			// Not a login: the SDK retries once, and the 403 reaches the caller.
+		if resp.StatusCode == http.StatusForbidden && !strings.Contains(resp.Header.Get("WWW-Authenticate"), "insufficient_scope") {
+			// Not a matter of login: the SDK retries once, and the 403
+			// reaches the caller.
 			return nil
 		}
 		return &loginRequiredError{resource: h.shown, hint: h.o.LoginHint}
@@ -215,7 +218,7 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 		}
 	}
 	h.issuers.begin()
-	h.logger.Debug("mcp oauth login", "resource", h.resource, "status", resp.StatusCode)
+	h.logger.Debug("mcp oauth login", "resource", h.shown, "status", resp.StatusCode)
 	return h.sdk.Authorize(ctx, req, resp)
 }
 
@@ -312,7 +315,7 @@ func (h *oauthHandler) granted(ctx context.Context, cfg *oauth2.Config, tok *oau
 	src := h.newSource(t, oauth2.ReuseTokenSource(tok, cfg.TokenSource(ctx, tok)))
 	if err := src.save(ctx, t); err != nil {
 		// The token serves this session; the next one logs in again.
-		h.logger.Warn("mcp oauth token granted but not saved", "resource", h.resource, "error", err)
+		h.logger.Warn("mcp oauth token granted but not saved", "resource", h.shown, "error", err)
 	}
 	// Called with h.mu held, from Authorize.
 	h.src = src

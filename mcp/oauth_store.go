@@ -167,7 +167,7 @@ func (s *storedSource) refreshNow(req *http.Request) bool {
 	tok, err := cfg.TokenSource(s.h.refreshContext(), old).Token()
 	if err != nil {
 		s.dead = true
-		s.h.logger.Info("mcp oauth token could not be refreshed; a new login is needed", "resource", s.meta.Resource, "error", refreshError(err))
+		s.h.logger.Info("mcp oauth token could not be refreshed; a new login is needed", "resource", s.h.shown, "error", refreshError(err))
 		return false
 	}
 	s.ts = oauth2.ReuseTokenSource(tok, cfg.TokenSource(s.h.refreshContext(), tok))
@@ -185,7 +185,7 @@ func (s *storedSource) store(tok *oauth2.Token) {
 	}
 	if err := s.saveLocked(context.Background(), &t); err != nil {
 		// The token works for this session; the next one logs in again.
-		s.h.logger.Warn("mcp oauth token refreshed but not saved", "resource", s.meta.Resource, "error", err)
+		s.h.logger.Warn("mcp oauth token refreshed but not saved", "resource", s.h.shown, "error", err)
 	}
 }
 
@@ -202,7 +202,7 @@ func (s *storedSource) Token() (*oauth2.Token, error) {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) || s.meta.RefreshToken == "" {
 			s.dead = true
-			s.h.logger.Info("mcp oauth token could not be refreshed; a new login is needed", "resource", s.meta.Resource, "error", refreshError(err))
+			s.h.logger.Info("mcp oauth token could not be refreshed; a new login is needed", "resource", s.h.shown, "error", refreshError(err))
 			return nil, nil
 		}
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -231,4 +232,30 @@ func TestCheckURL(t *testing.T) {
 	if err := OpenBrowser(t.Context(), "file:///etc/passwd"); err == nil || errors.Is(err, ErrNoBrowser) {
 		t.Errorf("OpenBrowser(file URL) = %v, want a refusal of the URL", err)
 	}
+}
+
+// brokenStore is a keychain that cannot be reached.
+type brokenStore struct{}
+
+func (brokenStore) LoadToken(context.Context, string) (*Token, error) {
+	return nil, errors.New("no keychain")
+}
+func (brokenStore) SaveToken(context.Context, *Token) error { return errors.New("no keychain") }
+
+func TestOAuthStoreFailures(t *testing.T) {
+	t.Run("a server that needs no token works when the store cannot be read", func(t *testing.T) {
+		ts := httptest.NewServer(roundTripServer().HTTPHandler(nil))
+		defer ts.Close()
+		s, err := ConnectHTTP(t.Context(), "open", HTTP{URL: ts.URL, OAuth: &OAuth{Store: brokenStore{}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	})
+	t.Run("a login whose token cannot be stored still serves the session", func(t *testing.T) {
+		srv := oauthServer(t)
+		if err := greet(t, srv, &OAuth{Store: brokenStore{}, Open: srv.Browse}); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

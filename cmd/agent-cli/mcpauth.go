@@ -367,7 +367,7 @@ func (s *session) httpOptions(sv mcpServer, h *mcp.HTTP) (timeout time.Duration,
 	if err != nil {
 		return timeout, err
 	}
-	h.OAuth = oauthFor(sv, store)
+	h.OAuth = oauthFor(sv, warningStore{tokenStore: store, name: sv.Name, warn: s.ui.warn})
 	if s.ui.interactive {
 		h.OAuth.Open = openAuthURL(lockedWriter{s.ui}, sv.Name, mcp.OpenBrowser)
 		timeout = loginTimeout
@@ -396,4 +396,28 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	w.u.stopSpinLocked()
 	w.u.breakLineLocked()
 	return w.u.err.Write(p)
+}
+
+// warningStore tells the person when a token cannot be read or stored;
+// the session goes on without (package mcp then asks for a login).
+type warningStore struct {
+	tokenStore
+	name string
+	warn func(format string, args ...any)
+}
+
+func (w warningStore) LoadToken(ctx context.Context, resource string) (*mcp.Token, error) {
+	t, err := w.tokenStore.LoadToken(ctx, resource)
+	if err != nil {
+		w.warn("MCP server %s: its login could not be read from %s: %v", w.name, w.where(), err)
+	}
+	return t, err
+}
+
+func (w warningStore) SaveToken(ctx context.Context, t *mcp.Token) error {
+	err := w.tokenStore.SaveToken(ctx, t)
+	if err != nil {
+		w.warn("MCP server %s: its login could not be kept in %s (%v); it lasts for this run only", w.name, w.where(), err)
+	}
+	return err
 }
