@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
@@ -311,11 +313,18 @@ func probeLogin(ctx context.Context, name string, h mcp.HTTP) string {
 	case errors.Is(err, mcp.ErrLoginRequired):
 		return "OAuth"
 	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return "unreachable: " + oe.Err.Error()
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "unreachable: no answer in " + probeTimeout.String()
+	}
 	msg := err.Error()
-	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "mcp server") {
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
 		msg = msg[i+2:]
 	}
-	return "unknown: " + msg
+	return "unknown: " + clip.String(msg, 80)
 }
 
 // tokenState says whether a token is stored and until when; never the
