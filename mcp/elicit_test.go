@@ -173,3 +173,22 @@ func TestElicitFieldValue(t *testing.T) {
 		}
 	}
 }
+
+// FuzzElicitFields reads schemas a server might send: any of them gives
+// fields or an error, never a panic, and a field's Value never panics.
+func FuzzElicitFields(f *testing.F) {
+	f.Add([]byte(elicitSchema), "2")
+	f.Add([]byte(`{"properties":{"a":{"type":"array","items":{"anyOf":[{"const":1,"title":"one"}]}}}}`), "1, 1")
+	f.Add([]byte(`{"properties":[]}`), "")
+	f.Add([]byte(`{"properties":{"x":{"type":"integer","minimum":"a"}}}`), "1e400")
+	f.Fuzz(func(t *testing.T, schema []byte, text string) {
+		fields, err := elicitFields(json.RawMessage(schema))
+		if err != nil {
+			return
+		}
+		for _, fl := range fields {
+			fl.Value(text)
+		}
+		withDefaults(fields, nil)
+	})
+}
