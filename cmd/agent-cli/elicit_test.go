@@ -101,7 +101,7 @@ func TestElicitWithoutTerminalDeclines(t *testing.T) {
 	}
 }
 
-func TestInert(t *testing.T) {
+func TestInertText(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain text\nline two": "plain text\nline two",
 		"\x1b[31mred":          `\x1b[31mred`,
@@ -109,8 +109,8 @@ func TestInert(t *testing.T) {
 		"evil\u202eexe.txt":    `evil\u202eexe.txt`,
 		"\u009b2J":             `\x9b2J`,
 	} {
-		if got := inert(in); got != want {
-			t.Errorf("inert(%q) = %q, want %q", in, got, want)
+		if got := inertText(in); got != want {
+			t.Errorf("inertText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

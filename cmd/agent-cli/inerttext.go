@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// inert makes text from a server safe to print on a terminal: control
+// inertText makes text from a server safe to print on a terminal: control
 // characters (escape sequences, carriage returns, C1 codes) and the
 // characters that reorder text (bidirectional overrides and isolates)
 // are shown as escapes instead of acting on the terminal. Line breaks stay.
-func inert(s string) string {
+func inertText(s string) string {
 	if !strings.ContainsFunc(s, active) {
 		return s
 	}
