@@ -283,3 +283,24 @@ func TestServerQuestionWithoutTerminal(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+func TestOpenAuthURL(t *testing.T) {
+	t.Run("the URL is shown inert, and the person is told to open it when there is no browser", func(t *testing.T) {
+		var out bytes.Buffer
+		noBrowser := func(context.Context, string) error { return mcp.ErrNoBrowser }
+		u := "https://as.example/authorize?state=s&x=%1b"
+		if err := openAuthURL(&out, "linear", noBrowser)(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "log in to linear in your browser:\n  "+u+"\n") || !strings.Contains(out.String(), "open the URL yourself") {
+			t.Errorf("shown:\n%s", out.String())
+		}
+	})
+	t.Run("a URL that is not http or https is refused before anything opens it", func(t *testing.T) {
+		opened := false
+		err := openAuthURL(&bytes.Buffer{}, "x", func(context.Context, string) error { opened = true; return nil })(t.Context(), "file:///etc/passwd")
+		if err == nil || opened {
+			t.Errorf("err = %v, opened %v", err, opened)
+		}
+	})
+}
