@@ -378,7 +378,11 @@ func (s *session) httpOptions(sv mcpServer, h *mcp.HTTP) (timeout time.Duration,
 	}
 	h.OAuth = oauthFor(sv, warningStore{tokenStore: store, name: sv.Name, warn: s.ui.warn})
 	if s.ui.interactive {
-		h.OAuth.Open = openAuthURL(lockedWriter{s.ui}, sv.Name, mcp.OpenBrowser)
+		browse := s.browse
+		if browse == nil {
+			browse = mcp.OpenBrowser
+		}
+		h.OAuth.Open = openAuthURL(lockedWriter{s.ui}, sv.Name, browse)
 		timeout = loginTimeout
 	}
 	return timeout, nil

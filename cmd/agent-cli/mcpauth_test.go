@@ -304,3 +304,46 @@ func TestOpenAuthURL(t *testing.T) {
 		}
 	})
 }
+
+// TestRefusedRenewalOnTerminalLogsInAgain connects a session on a
+// terminal to a server whose renewal is refused: the login starts again,
+// its URL shown, and the new token is stored.
+func TestRefusedRenewalOnTerminalLogsInAgain(t *testing.T) {
+	keyring.MockInit()
+	t.Setenv("AGENT_MCP_TOKENS", "")
+	srv := protectedNotes(t)
+	sv := mcpServer{Name: "notes", Entry: mcpEntry{Type: "http", URL: srv.URL}}
+	var shown bytes.Buffer
+	s := &session{ui: newUI(&bytes.Buffer{}, &shown, func(string) string { return "" }), browse: srv.Browse}
+	s.ui.interactive = true
+
+	connect := func() {
+		t.Helper()
+		conn, err := s.connectHTTP(t.Context(), sv, mcp.HTTP{URL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools, err := conn.Tools(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := tools[0].Call(t.Context(), json.RawMessage(`{}`)); err != nil || out != "hello from notes" {
+			t.Errorf("greet = %q, %v", out, err)
+		}
+		conn.Close()
+	}
+	connect()
+	first := storedToken(t, srv.URL)
+	if srv.Logins() != 1 || first == nil {
+		t.Fatalf("logins %d, stored %v", srv.Logins(), first)
+	}
+	srv.RefuseRefresh()
+	srv.ExpireAccessTokens()
+	connect()
+	if srv.Logins() != 2 || storedToken(t, srv.URL).AccessToken == first.AccessToken {
+		t.Errorf("logins %d; a new token stored: %v", srv.Logins(), storedToken(t, srv.URL).AccessToken != first.AccessToken)
+	}
+	if n := strings.Count(shown.String(), "log in to notes in your browser:"); n != 2 {
+		t.Errorf("the login URL was shown %d times:\n%s", n, shown.String())
+	}
+}
