@@ -66,8 +66,8 @@ func (c *Client) Start(ctx context.Context, id string, in Input) (string, error)
 		rand.Read(b[:])
 		id = hex.EncodeToString(b[:])
 	}
-	if strings.Contains(id, "/") {
-		return "", fmt.Errorf("durable: run id %q holds '/': choose one without", id)
+	if err := checkID(id); err != nil {
+		return "", err
 	}
 	_, err := dbos.Enqueue[segResult](c.client(ctx), in.queue(), runWorkflow, in,
 		dbos.WithEnqueueWorkflowID(id), dbos.WithEnqueueWorkflowIDReusePolicy(dbos.WorkflowIDReusePolicyReject))
@@ -75,6 +75,13 @@ func (c *Client) Start(ctx context.Context, id string, in Input) (string, error)
 		return "", fmt.Errorf("durable: starting run %q on queue %q: %w", id, in.queue(), err)
 	}
 	return id, nil
+}
+
+func checkID(id string) error {
+	if id == "" || strings.Contains(id, "/") {
+		return fmt.Errorf("durable: run id %q is empty or holds '/': choose one without", id)
+	}
+	return nil
 }
 
 // client returns the engine's client; ctx is not carried (the engine's
@@ -182,7 +189,7 @@ func (c *Client) view(ctx context.Context, id string, ws []dbos.WorkflowStatus) 
 	switch cur.Status {
 	case dbos.WorkflowStatusDelayed:
 		if cur == gate {
-			v.run.State = Waiting
+			v.run.State, v.active = Waiting, gate.ID
 			v.run.Deadline = gate.DelayUntil
 			if time.Until(v.run.Deadline) > forever/2 {
 				v.run.Deadline = time.Time{}
@@ -315,15 +322,19 @@ func (c *Client) Events(ctx context.Context, id string) ([]Event, error) {
 	return evs, nil
 }
 
-// Wait returns when run id is waiting for a decision or over (done,
-// failed or cancelled), or when ctx ends.
-func (c *Client) Wait(ctx context.Context, id string) (Run, error) {
+// Wait returns when run id is in one of the states given, or over (done,
+// failed or cancelled), or when ctx ends. With no states it also returns
+// when the run waits for a decision.
+func (c *Client) Wait(ctx context.Context, id string, states ...State) (Run, error) {
+	if len(states) == 0 {
+		states = []State{Waiting}
+	}
 	for {
 		v, err := c.look(ctx, id)
 		if err != nil {
 			return Run{}, err
 		}
-		if v.active == "" {
+		if v.active == "" && v.run.State != Waiting || slices.Contains(states, v.run.State) {
 			return v.run, nil
 		}
 		if err := ctx.Err(); err != nil {

@@ -56,6 +56,9 @@ type Options struct {
 	// Queues are the queues this worker takes runs from; nil means
 	// [DefaultQueue] with no bound.
 	Queues []Queue
+	// PollInterval is how often a worker looks for queued runs; 0 means
+	// the engine's default (a second).
+	PollInterval time.Duration
 	// OnEvent receives the events of every run this worker runs, live,
 	// including streamed text pieces; nil means none. Events of steps
 	// replayed after a restart are not sent again.
@@ -93,7 +96,7 @@ type Worker struct {
 	opts   Options
 	client *Client
 
-	gates  dbos.Queue
+	gates dbos.Queue
 
 	mu      sync.Mutex
 	recipes map[string]Recipe
@@ -161,7 +164,7 @@ func (w *Worker) Start() error {
 		if q.Name == "" || q.Name == gateQueue {
 			return fmt.Errorf("durable: queue name %q is not allowed: name each queue, and not %q", q.Name, gateQueue)
 		}
-		var qo []dbos.QueueOption
+		qo := w.queueOptions()
 		if q.Concurrency > 0 {
 			qo = append(qo, dbos.WithGlobalConcurrency(q.Concurrency))
 		}
@@ -172,7 +175,7 @@ func (w *Worker) Start() error {
 			return fmt.Errorf("durable: registering queue %q: %w", q.Name, err)
 		}
 	}
-	gates, err := dbos.RegisterQueue(w.dc, gateQueue, dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
+	gates, err := dbos.RegisterQueue(w.dc, gateQueue, append(w.queueOptions(), dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))...)
 	if err != nil {
 		return fmt.Errorf("durable: registering queue %q: %w", gateQueue, err)
 	}
@@ -182,6 +185,29 @@ func (w *Worker) Start() error {
 	}
 	w.started = true
 	return nil
+}
+
+func (w *Worker) queueOptions() []dbos.QueueOption {
+	if w.opts.PollInterval > 0 {
+		return []dbos.QueueOption{dbos.WithQueueBasePollingInterval(w.opts.PollInterval)}
+	}
+	return nil
+}
+
+// Run runs a run on this worker at once, outside the queues, and returns
+// when it parks or ends. It is durable all the same: after a crash the run
+// resumes on a worker with the same executor id, and a decision resumes it
+// on its queue.
+func (w *Worker) Run(ctx context.Context, id string, in Input) (Run, error) {
+	if err := checkID(id); err != nil {
+		return Run{}, err
+	}
+	h, err := dbos.RunWorkflow(w.dc, w.segment, in, dbos.WithWorkflowID(id))
+	if err != nil {
+		return Run{}, fmt.Errorf("durable: running %q: %w", id, err)
+	}
+	h.GetResult()
+	return w.client.Get(ctx, id)
 }
 
 // Recover takes over the unfinished runs of workers that will not come
