@@ -252,7 +252,7 @@ func decode(from any, to any) error {
 }
 
 // Decide answers the call run id waits on, from any process: yes or always
-// runs it, no declines it (the model reads v.Note). The run resumes on a
+// runs it, no declines it. The run resumes on a
 // worker of its queue. It returns [ErrNotWaiting] when the run waits for no
 // decision, as when the deadline passed first.
 func (c *Client) Decide(ctx context.Context, id string, v Verdict) error {
@@ -274,10 +274,15 @@ func (c *Client) Decide(ctx context.Context, id string, v Verdict) error {
 	if err := dbos.SetWorkflowDelay(c.client(ctx), g, dbos.WithDelayUntil(time.Now())); err != nil {
 		return fmt.Errorf("durable: deciding run %q: %w", id, err)
 	}
-	// The delay is set only on a gate that still waits; one that ran
-	// before may have read the decision or not.
-	if r, err := c.Get(ctx, id); err == nil && r.State == Waiting && r.Pending != nil && r.Pending.ID == vw.run.Pending.ID {
-		return fmt.Errorf("durable: run %q: %w", id, ErrNotWaiting)
+	// The delay is set only on a gate that still waits: one the deadline
+	// ran first has declined the call already.
+	ws, err := dbos.ListWorkflows(c.client(ctx), dbos.WithFilterWorkflowIDs(g), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
+	if err != nil {
+		return fmt.Errorf("durable: deciding run %q: %w", id, err)
+	}
+	if len(ws) != 1 || ws[0].Status == dbos.WorkflowStatusDelayed && time.Until(ws[0].DelayUntil) > time.Second ||
+		ws[0].Status == dbos.WorkflowStatusSuccess || ws[0].Status == dbos.WorkflowStatusCancelled {
+		return fmt.Errorf("durable: run %q: the deadline passed first: %w", id, ErrNotWaiting)
 	}
 	return nil
 }

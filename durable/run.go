@@ -243,6 +243,8 @@ func (s *session) approve(ctx context.Context, c agent.Call) agent.Decision {
 	}
 	if err == nil && got.Step == at && got.Call == c.ID {
 		v := got.Verdict
+		// The parked segment's own waiting event is not in this one's stream.
+		s.write(Event{Type: "waiting", Call: jsonCall(c)})
 		s.write(Event{Type: "decided", Call: jsonCall(c), Decision: v.Decision.String(), Text: v.By, Why: v.Note})
 		return v.Decision
 	}

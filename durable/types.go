@@ -130,7 +130,7 @@ type Verdict struct {
 	Decision agent.Decision `json:"decision"`
 	// By says who decided, for the record.
 	By string `json:"by,omitempty"`
-	// Note is given to the model with a refusal.
+	// Note says why, for the record: it is stored with the decided event.
 	Note string `json:"note,omitempty"`
 }
 
