@@ -91,7 +91,7 @@ func (c *Client) client(context.Context) dbos.Client { return c.c }
 // workflows returns the workflows of run id, or of every run when id is
 // empty, oldest first.
 func (c *Client) workflows(ctx context.Context, id string) ([]dbos.WorkflowStatus, error) {
-	opts := []dbos.ListWorkflowsOption{dbos.WithFilterName(runWorkflow, gateWorkflow), dbos.WithFilterLoadOutput(false)}
+	opts := []dbos.ListWorkflowsOption{dbos.WithFilterName(runWorkflow, gateWorkflow), dbos.WithFilterLoadInput(true), dbos.WithFilterLoadOutput(false)}
 	if id != "" {
 		opts = append(opts, dbos.WithFilterWorkflowIDPrefix(id))
 	}

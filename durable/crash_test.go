@@ -151,5 +151,24 @@ func TestAWorkerKilledMidRunIsResumedByTheNextOne(t *testing.T) {
 			t.Errorf("stored returned events %q, want one saying the call was interrupted", returned)
 		}
 	})
+
+	t.Run("killed for good, another machine takes its runs over", func(t *testing.T) {
+		arrived, release := fx.holdNext(t, "look", "moved")
+		if _, err := c.Start(ctxFor(t), "moved", durable.Input{Text: "look moved"}); err != nil {
+			t.Fatal(err)
+		}
+		<-arrived
+		w.kill()
+		release()
+		e.start(top, "node-b", "TEST_RECOVER=node-a")
+		res := finish(t, c, "moved")
+		if got := fx.count("look", "moved"); got != 2 {
+			t.Errorf("look ran %d times, want 2", got)
+		}
+		want := strings.ReplaceAll(history(t, plain), "plain", "moved")
+		if got := history(t, res); got != want {
+			t.Errorf("history after the move:\n%s\nwant, as without one:\n%s", got, want)
+		}
+	})
 	m.allValid(t)
 }

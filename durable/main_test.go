@@ -111,6 +111,11 @@ func workerMain() error {
 	if err := w.Start(); err != nil {
 		return err
 	}
+	if gone := os.Getenv("TEST_RECOVER"); gone != "" {
+		if err := w.Recover(gone); err != nil {
+			return err
+		}
+	}
 	fmt.Println("ready")
 	<-ctx.Done()
 	return w.Close(5 * time.Second)
@@ -133,12 +138,13 @@ type env struct {
 
 // start starts a worker process with executor id exec and waits until it
 // takes runs.
-func (e env) start(t *testing.T, executor string) *worker {
+func (e env) start(t *testing.T, executor string, extra ...string) *worker {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "BRIDLE_DURABLE_WORKER=1", "BRIDLE_POSTGRES_URL="+e.dsn, "TEST_SCHEMA="+e.schema,
 		"TEST_MODEL_URL="+e.model, "TEST_EFFECTS_URL="+e.effects, "TEST_EXECUTOR="+executor,
 		"TEST_AUTONOMY="+e.autonomy, "TEST_CONCURRENCY="+strconv.Itoa(e.concurrency))
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -185,9 +191,9 @@ type effects struct {
 	mu      sync.Mutex
 	calls   map[string]int // "tool key" → calls
 	running int
-	most    int                                  // most calls running at once
-	hold    map[string]chan struct{}             // "tool key" → held until closed, once
-	arrived map[string]chan struct{}             // closed when a held call arrived
+	most    int                      // most calls running at once
+	hold    map[string]chan struct{} // "tool key" → held until closed, once
+	arrived map[string]chan struct{} // closed when a held call arrived
 }
 
 func newEffects(t *testing.T) *effects {
