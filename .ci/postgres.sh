@@ -3,7 +3,7 @@
 # refuses to run as root), and exports BRIDLE_POSTGRES_URL for the durable
 # module's tests. Set BRIDLE_PG_PORT to use another port than 55432.
 pg_port=${BRIDLE_PG_PORT:-55432}
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
 if [ -z "$pg_bin" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
