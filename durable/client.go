@@ -220,10 +220,11 @@ func (c *Client) view(ctx context.Context, id string, ws []dbos.WorkflowStatus) 
 		v.run.State = Cancelled
 	default:
 		v.run.State = Failed
-		if cur.Error != nil {
-			v.run.Error = cur.Error.Error()
-		} else {
-			v.run.Error = string(cur.Status)
+		v.run.Error = string(cur.Status)
+		// The error is stored with the output, which the listing leaves out.
+		full, err := dbos.ListWorkflows(c.client(ctx), dbos.WithFilterWorkflowIDs(cur.ID), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(true))
+		if err == nil && len(full) == 1 && full[0].Error != nil {
+			v.run.Error = full[0].Error.Error()
 		}
 	}
 	return v, nil
