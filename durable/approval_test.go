@@ -68,7 +68,7 @@ func TestApprovals(t *testing.T) {
 			t.Errorf("the run answered %q, want %q", res.Outcome.Text, want)
 		}
 		evs := runs(t, "events", "parked")
-		for _, want := range []string{`"type":"waiting"`, `"type":"decided"`, `"decision":"yes"`, `"text":"ops"`, `"type":"returned"`} {
+		for _, want := range []string{`"type":"waiting"`, `"type":"decided"`, `"decision":"yes"`, `"text":"ops"`, `"type":"calling"`, `"type":"returned"`} {
 			if !strings.Contains(evs, want) {
 				t.Errorf("the stored events lack %s:\n%s", want, evs)
 			}

@@ -77,11 +77,11 @@ func TestStreamedTextReachesTheWatcherAndTheWholeReplyIsStored(t *testing.T) {
 	for _, e := range evs {
 		types = append(types, e.Type)
 	}
-	if want := "reply calling returned step reply step"; strings.Join(types, " ") != want {
+	if want := "reply returned reply"; strings.Join(types, " ") != want {
 		t.Errorf("stored events %q, want %q", strings.Join(types, " "), want)
 	}
-	if last := evs[len(evs)-2]; last.Text != answer {
-		t.Errorf("the stored reply is %q, want the whole answer %q", last.Text, answer)
+	if last := evs[len(evs)-1]; last.Text != answer || last.Usage == nil || last.Usage.Output == 0 {
+		t.Errorf("the stored reply is %q with usage %v, want the whole answer %q with its usage", last.Text, last.Usage, answer)
 	}
 	res, err := w.Client().Result(ctxFor(t), "live")
 	if err != nil {

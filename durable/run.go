@@ -194,17 +194,14 @@ func (s *session) event(e agent.Event) {
 	if s.inStep {
 		return
 	}
-	var d Event
-	switch e.Type {
-	case agent.EventCalling, agent.EventReturned, agent.EventDeclined:
-		d = Event{Type: e.Type.String(), Step: e.Step, Call: jsonCall(e.Call), Output: e.Output, Failed: e.Failed, Why: e.Why}
-	case agent.EventStep:
-		u := e.Usage
-		d = Event{Type: e.Type.String(), Step: e.Step, Usage: &u}
-	default:
-		return // text and thinking are stored whole with the reply
+	// Each stored event is a commit: a Read call is stored once it
+	// returned, a call that changes something also before it runs; text,
+	// thinking and usage are stored with the whole reply.
+	switch {
+	case e.Type == agent.EventCalling && e.Call.Risk != tool.Read,
+		e.Type == agent.EventReturned, e.Type == agent.EventDeclined:
+		s.write(Event{Type: e.Type.String(), Step: e.Step, Call: jsonCall(e.Call), Output: e.Output, Failed: e.Failed, Why: e.Why})
 	}
-	s.write(d)
 }
 
 func (s *session) write(d Event) {
@@ -314,7 +311,8 @@ func (c *stepClient) ask(ctx context.Context, req *llm.Request, forward func(llm
 	if resp == nil {
 		return nil, errors.New("the stored reply is empty")
 	}
-	d := Event{Type: "reply", Text: resp.Text()}
+	u := resp.Usage
+	d := Event{Type: "reply", Text: resp.Text(), Usage: &u}
 	for _, p := range resp.Parts {
 		if p.Type == llm.PartThinking {
 			d.Thinking += p.Text

@@ -96,12 +96,13 @@ type Result struct {
 	History []llm.Message `json:"history"`
 }
 
-// Event is something that happened in a run, as stored. Text and thinking
-// are stored once per reply, whole; streamed pieces go only to the live
-// watcher.
+// Event is something that happened in a run, as stored. A reply is stored
+// whole, with its text, thinking and usage; streamed pieces go only to the
+// live watcher. A Write or Exec call is stored before it runs ("calling")
+// and when it returned; a Read call when it returned.
 type Event struct {
-	// Type is the agent's event type in words ("calling", "returned",
-	// "declined", "step"), "reply" for a whole reply, "waiting" when the run
+	// Type is "reply" for a whole reply; the agent's event type in words
+	// for calls ("calling", "returned", "declined"); "waiting" when the run
 	// parked for a decision, and "decided" when the decision came.
 	Type string `json:"type"`
 	// Step is the agent's step number within its Run.
@@ -120,7 +121,7 @@ type Event struct {
 	Why string `json:"why,omitempty"`
 	// Decision is the decision of a decided event.
 	Decision string `json:"decision,omitempty"`
-	// Usage is the run's usage so far, on step events.
+	// Usage is the tokens of a reply.
 	Usage *llm.Usage `json:"usage,omitempty"`
 }
 
