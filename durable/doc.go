@@ -31,5 +31,5 @@
 //	})
 //	err = w.Start()
 //	defer w.Close(10 * time.Second)
-//	id, err := w.Client().Start(ctx, durable.Input{Agent: "helper", Text: "tidy the notes"})
+//	id, err := w.Client().Start(ctx, "", durable.Input{Agent: "helper", Text: "tidy the notes"})
 package durable

@@ -35,8 +35,11 @@ type Input struct {
 // request and call is a stored step, and sets Options.Approver and
 // Options.OnEvent itself (the worker's [Options.OnEvent] sees the events).
 type Parts struct {
-	Client  llm.Client
-	Tools   []tool.Tool
+	// Client talks to the model. Required.
+	Client llm.Client
+	// Tools are the tools the model may call; nil means none.
+	Tools []tool.Tool
+	// Options set up the agent; nil means the defaults (autonomy Ask).
 	Options *agent.Options
 }
 
