@@ -94,3 +94,35 @@ func TestStreamedTextReachesTheWatcherAndTheWholeReplyIsStored(t *testing.T) {
 		t.Error("Get found a run that was never started")
 	}
 }
+
+func TestTheReadCallsOfOneReplyAreStepsInTheOrderAsked(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Replies(
+		llmtest.Reply{Calls: []llmtest.Call{{ID: "a", Name: "get", Args: `{}`}, {ID: "b", Name: "get", Args: `{}`}, {ID: "c", Name: "get", Args: `{}`}}},
+		llmtest.Reply{Text: "three"},
+	))
+	t.Cleanup(srv.Close)
+	w := inProcess(t, func(ctx context.Context, in durable.Input) (durable.Parts, error) {
+		client, err := llm.New(srv.Config(llm.Anthropic))
+		return durable.Parts{Client: client, Tools: []tool.Tool{{
+			Name: "get", Description: "Gets.", Risk: tool.Read,
+			Func: func(context.Context, json.RawMessage) (string, error) { return "x", nil },
+		}}, Options: &agent.Options{MaxParallel: 4}}, err
+	}, nil)
+	r, err := w.Run(ctxFor(t), "reads", durable.Input{Text: "get three"})
+	if err != nil || r.State != durable.Done {
+		t.Fatalf("run: %v, %s (%s)", err, r.State, r.Error)
+	}
+	evs, err := w.Client().Events(ctxFor(t), "reads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range evs {
+		if e.Type == "returned" {
+			ids = append(ids, e.Call.ID)
+		}
+	}
+	if got := strings.Join(ids, " "); got != "a b c" {
+		t.Errorf("returned events for calls %q, want \"a b c\": calls of a durable run go one at a time, in order", got)
+	}
+}

@@ -107,6 +107,8 @@ func (w *Worker) segment(dc dbos.Context, in Input) (segResult, error) {
 	}
 	opts.Approver = s.approve
 	opts.OnEvent = s.event
+	// Calls run one at a time, so that a replay meets the steps in order.
+	opts.MaxParallel = 1
 	a := agent.New(&stepClient{s: s, inner: parts.Client}, &opts)
 	tools := make([]tool.Tool, len(parts.Tools))
 	for i, t := range parts.Tools {
@@ -227,6 +229,11 @@ func step[R any](s *session, name string, fn func(context.Context) (R, error)) (
 // approve is the agent's approver: a decision given to this segment's gate
 // answers; without one the run parks.
 func (s *session) approve(ctx context.Context, c agent.Call) agent.Decision {
+	if s.inStep {
+		// A sub-agent's call, inside its parent's tool step: a run cannot
+		// park there.
+		return agent.No
+	}
 	at, err := dbos.GetStepID(s.dc)
 	if err != nil {
 		s.fail(err)

@@ -34,6 +34,9 @@ type Input struct {
 // the agent's options. The run wraps the client and the tools so that each
 // request and call is a stored step, and sets Options.Approver and
 // Options.OnEvent itself (the worker's [Options.OnEvent] sees the events).
+// Calls run one at a time (Options.MaxParallel is 1), so that a replay
+// meets the steps in the order they were stored. A sub-agent tool is one
+// step; calls of the sub-agent that need approval are declined.
 type Parts struct {
 	// Client talks to the model. Required.
 	Client llm.Client
