@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,7 +21,7 @@ import (
 
 // HTTPOptions configures serving over Streamable HTTP. A nil *HTTPOptions
 // means the defaults: no token, only loopback origins, a 4 MiB body limit,
-// sessions kept.
+// sessions kept for 30 minutes of quiet, at most 1000 of them.
 type HTTPOptions struct {
 	// Token, when set, is the bearer token every request must carry
 	// ("Authorization: Bearer <Token>"). A request without it, or with
@@ -40,12 +42,22 @@ type HTTPOptions struct {
 	// Stateless serves every request on its own: no Mcp-Session-Id, no
 	// initialize needed, no server-to-client requests, GET and DELETE
 	// refused with 405. It suits servers behind a load balancer and
-	// servers with many short-lived clients.
+	// servers with many short-lived clients. Without it, requests of the
+	// stateless protocol revision (2026-07-28 and later) are still served
+	// statelessly, and initialize opens a session, on the same endpoint.
 	Stateless bool
 
 	// SessionTimeout closes a session that received no request for that
-	// long. Zero means sessions stay until the client ends them.
+	// long. Zero means 30 minutes; a negative value means sessions stay
+	// until the client ends them.
 	SessionTimeout time.Duration
+
+	// MaxSessions bounds the sessions open at once. When a client opens
+	// one more, the session that has been quiet longest, with no call
+	// running, is closed to make room; when every session has a call
+	// running, the new one is refused with 503. Zero means 1000; a
+	// negative value means no bound.
+	MaxSessions int
 
 	// ShutdownTimeout bounds how long [Server.Serve] waits, once its
 	// context is done, for calls in flight to finish before it closes the
@@ -57,35 +69,65 @@ type HTTPOptions struct {
 	Logger *slog.Logger
 }
 
-// defaultMaxBodyBytes is the body limit when HTTPOptions.MaxBodyBytes is 0.
-const defaultMaxBodyBytes = 4 << 20
+const (
+	// defaultMaxBodyBytes is the body limit when HTTPOptions.MaxBodyBytes is 0.
+	defaultMaxBodyBytes = 4 << 20
+	// defaultSessionTimeout is HTTPOptions.SessionTimeout when it is 0.
+	defaultSessionTimeout = 30 * time.Minute
+	// defaultMaxSessions is HTTPOptions.MaxSessions when it is 0.
+	defaultMaxSessions = 1000
+)
+
+// connLimits are the deadlines of the connections [Server.Serve] accepts.
+// A request's body must arrive within body of its headers; a long call or
+// an event stream is not bounded by them.
+type connLimits struct {
+	header, body, idle time.Duration
+}
+
+var serveLimits = connLimits{header: 10 * time.Second, body: 30 * time.Second, idle: 2 * time.Minute}
 
 // HTTPHandler returns an http.Handler serving s over Streamable HTTP at
 // whatever path it is mounted on, with the checks [HTTPOptions] describes:
 // Origin, then bearer token, then body size. The SDK's handler also
 // refuses, with 403, a request reaching a loopback address with a Host
 // header that is not a loopback name.
+//
+// One endpoint serves both eras of the protocol: a request that carries
+// MCP-Protocol-Version 2026-07-28 or later (or asks for server/discover)
+// is served on its own, with no session, and an initialize request opens
+// a session that later requests name in Mcp-Session-Id.
 func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	return s.newHTTPHandler(opts, nil)
 }
 
-// httpHandler guards the SDK's Streamable HTTP handler.
+// httpHandler guards the SDK's Streamable HTTP handlers and sends each
+// request to the stateful or the stateless one.
 type httpHandler struct {
-	next      http.Handler
+	stateful  http.Handler
+	stateless http.Handler
 	token     [sha256.Size]byte
 	hasToken  bool
 	origins   map[string]bool
 	maxBody   int64
-	stateless bool
+	onlyFlat  bool // HTTPOptions.Stateless: every request to the stateless handler
 	logger    *slog.Logger
+	srv       *sdk.Server
 
 	// Set when Serve runs the handler: done when shutdown starts, so that
 	// long-lived event streams end and sessions can be closed.
-	closing  context.Context
-	srv      *sdk.Server
-	mu       sync.Mutex
-	sessions map[string]bool // ids of the sessions opened here
-	pruneAt  int             // when len(sessions) reaches it, drop the ended ones
+	closing     context.Context
+	bodyTimeout time.Duration
+
+	maxSessions int // 0: no bound
+	mu          sync.Mutex
+	sessions    map[string]*sessionUse // the sessions opened here, by id
+}
+
+// sessionUse is what the handler knows of a session it opened.
+type sessionUse struct {
+	last  time.Time // when its latest request arrived
+	calls int       // POSTs being served
 }
 
 func (s *Server) newHTTPHandler(opts *HTTPOptions, closing context.Context) *httpHandler {
@@ -93,14 +135,14 @@ func (s *Server) newHTTPHandler(opts *HTTPOptions, closing context.Context) *htt
 		opts = &HTTPOptions{}
 	}
 	h := &httpHandler{
-		origins:   make(map[string]bool, len(opts.AllowedOrigins)),
-		maxBody:   opts.MaxBodyBytes,
-		stateless: opts.Stateless,
-		logger:    opts.Logger,
-		closing:   closing,
-		srv:       s.sdk,
-		sessions:  make(map[string]bool),
-		pruneAt:   64,
+		origins:     make(map[string]bool, len(opts.AllowedOrigins)),
+		maxBody:     opts.MaxBodyBytes,
+		onlyFlat:    opts.Stateless,
+		logger:      opts.Logger,
+		closing:     closing,
+		srv:         s.sdk,
+		sessions:    make(map[string]*sessionUse),
+		maxSessions: opts.MaxSessions,
 	}
 	if h.logger == nil {
 		h.logger = s.logger
@@ -114,16 +156,45 @@ func (s *Server) newHTTPHandler(opts *HTTPOptions, closing context.Context) *htt
 	if h.maxBody == 0 {
 		h.maxBody = defaultMaxBodyBytes
 	}
-	h.next = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
-		Stateless:           opts.Stateless,
+	switch {
+	case h.maxSessions == 0:
+		h.maxSessions = defaultMaxSessions
+	case h.maxSessions < 0:
+		h.maxSessions = 0
+	}
+	timeout := opts.SessionTimeout
+	switch {
+	case timeout == 0:
+		timeout = defaultSessionTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	getServer := func(*http.Request) *sdk.Server { return s.sdk }
+	h.stateless = sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
+		Stateless:           true,
 		Logger:              h.logger,
-		SessionTimeout:      opts.SessionTimeout,
 		MaxRequestBodyBytes: h.maxBody,
 	})
+	if !opts.Stateless {
+		h.stateful = sdk.NewStreamableHTTPHandler(getServer, &sdk.StreamableHTTPOptions{
+			Logger:              h.logger,
+			SessionTimeout:      timeout,
+			MaxRequestBodyBytes: h.maxBody,
+		})
+	}
 	return h
 }
 
-const sessionHeader = "Mcp-Session-Id"
+const (
+	sessionHeader  = "Mcp-Session-Id"
+	versionHeader  = "Mcp-Protocol-Version"
+	methodHeader   = "Mcp-Method"
+	methodDiscover = "server/discover"
+)
+
+// statelessRevision is the first protocol revision without an initialize
+// handshake or sessions.
+const statelessRevision = "2026-07-28"
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin) {
@@ -144,35 +215,95 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
 		return
 	}
-	if h.closing == nil || h.stateless {
-		h.next.ServeHTTP(w, r)
+	if h.closing != nil {
+		select {
+		case <-h.closing.Done():
+			w.Header().Set("Connection", "close")
+			http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
+			return
+		default:
+		}
+		if r.Method == http.MethodPost && !h.readBody(w, r) {
+			return
+		}
+	}
+	if h.onlyFlat || isStateless(r) {
+		h.stateless.ServeHTTP(w, r)
 		return
 	}
-	h.serveTracked(w, r)
+	h.serveSession(w, r)
 }
 
-// serveTracked serves a stateful request under Serve, remembering the
-// sessions it opens so that shutdown can close them, and ending event
-// streams when shutdown starts.
-func (h *httpHandler) serveTracked(w http.ResponseWriter, r *http.Request) {
-	select {
-	case <-h.closing.Done():
-		w.Header().Set("Connection", "close")
-		http.Error(w, "the server is shutting down", http.StatusServiceUnavailable)
-		return
-	default:
+// isStateless reports whether r belongs to the stateless era of the
+// protocol: it says so in MCP-Protocol-Version, or it asks which
+// revisions the server speaks, outside any session.
+func isStateless(r *http.Request) bool {
+	if r.Header.Get(sessionHeader) != "" {
+		return false
 	}
+	if v := r.Header.Get(versionHeader); v != "" {
+		return v >= statelessRevision
+	}
+	return r.Method == http.MethodPost && r.Header.Get(methodHeader) == methodDiscover
+}
+
+// readBody reads r's body within bodyTimeout, so that a client that sends
+// headers and then nothing does not hold its connection, and then lifts
+// the deadline for the call itself. It answers r and reports false when
+// the body did not come.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(h.bodyTimeout)) != nil {
+		return true // not a connection of Serve's: its server's deadlines apply
+	}
+	body := io.Reader(r.Body)
+	if h.maxBody > 0 {
+		body = io.LimitReader(r.Body, h.maxBody+1)
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		// The deadline stays: the connection is closed after this answer.
+		w.Header().Set("Connection", "close")
+		http.Error(w, "reading the request body: "+err.Error(), http.StatusRequestTimeout)
+		return false
+	}
+	if h.maxBody > 0 && int64(len(data)) > h.maxBody {
+		http.Error(w, fmt.Sprintf("request body exceeds %d bytes", h.maxBody), http.StatusRequestEntityTooLarge)
+		return false
+	}
+	rc.SetReadDeadline(time.Time{})
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	return true
+}
+
+// serveSession serves a request of the session era, keeping count of the
+// sessions it opens so that they stay within bounds and shutdown can close
+// them, and ending event streams when shutdown starts.
+func (h *httpHandler) serveSession(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(sessionHeader)
 	switch r.Method {
 	case http.MethodGet:
-		ctx, cancel := context.WithCancel(r.Context())
-		stop := context.AfterFunc(h.closing, cancel)
-		defer func() { stop(); cancel() }()
-		r = r.WithContext(ctx)
+		if h.closing != nil {
+			ctx, cancel := context.WithCancel(r.Context())
+			stop := context.AfterFunc(h.closing, cancel)
+			defer func() { stop(); cancel() }()
+			r = r.WithContext(ctx)
+		}
 	case http.MethodDelete:
 		defer h.forget(id)
+	case http.MethodPost:
+		if id == "" {
+			if !h.makeRoom() {
+				h.logger.Warn("refused a new session: every session has a call running", "sessions", h.maxSessions)
+				w.Header().Set("Retry-After", "5")
+				http.Error(w, fmt.Sprintf("too many sessions: all %d have a call running; try again later, or raise the server's session limit", h.maxSessions), http.StatusServiceUnavailable)
+				return
+			}
+		} else {
+			defer h.busy(id)()
+		}
 	}
-	h.next.ServeHTTP(w, r)
+	h.stateful.ServeHTTP(w, r)
 	if id == "" && r.Method == http.MethodPost {
 		if id = w.Header().Get(sessionHeader); id != "" {
 			h.remember(id)
@@ -180,23 +311,78 @@ func (h *httpHandler) serveTracked(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// remember records a session opened here. Sessions that end without a
-// DELETE (timed out, abandoned) are dropped from the record now and then.
-func (h *httpHandler) remember(id string) {
+// busy marks a call of session id as running until the returned func is
+// called.
+func (h *httpHandler) busy(id string) func() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.sessions[id] = true
-	if len(h.sessions) < h.pruneAt {
-		return
+	u := h.sessions[id]
+	if u == nil {
+		return func() {}
 	}
+	u.calls++
+	u.last = time.Now()
+	return func() {
+		h.mu.Lock()
+		u.calls--
+		u.last = time.Now()
+		h.mu.Unlock()
+	}
+}
+
+// makeRoom reports whether a new session may open, closing the session
+// quiet longest when the bound is reached.
+func (h *httpHandler) makeRoom() bool {
+	if h.maxSessions <= 0 {
+		return true
+	}
+	h.mu.Lock()
+	if len(h.sessions) >= h.maxSessions {
+		h.pruneLocked()
+	}
+	if len(h.sessions) < h.maxSessions {
+		h.mu.Unlock()
+		return true
+	}
+	var oldest string
+	var at time.Time
+	for id, u := range h.sessions {
+		if u.calls == 0 && (oldest == "" || u.last.Before(at)) {
+			oldest, at = id, u.last
+		}
+	}
+	if oldest == "" {
+		h.mu.Unlock()
+		return false
+	}
+	delete(h.sessions, oldest)
+	h.mu.Unlock()
+	h.logger.Info("closed the session quiet longest to make room for a new one", "session", oldest, "idle", time.Since(at).Round(time.Second))
+	h.closeSession(oldest)
+	return true
+}
+
+// pruneLocked drops the sessions that ended without a DELETE (timed out,
+// closed by the server) from the record.
+func (h *httpHandler) pruneLocked() {
 	live := make(map[string]bool, len(h.sessions))
 	for ss := range h.srv.Sessions() {
-		if id := ss.ID(); h.sessions[id] {
+		if id := ss.ID(); id != "" {
 			live[id] = true
 		}
 	}
-	h.sessions = live
-	h.pruneAt = max(64, 2*len(live))
+	for id := range h.sessions {
+		if !live[id] {
+			delete(h.sessions, id)
+		}
+	}
+}
+
+// remember records a session opened here.
+func (h *httpHandler) remember(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions[id] = &sessionUse{last: time.Now()}
 }
 
 func (h *httpHandler) forget(id string) {
@@ -205,14 +391,24 @@ func (h *httpHandler) forget(id string) {
 	h.mu.Unlock()
 }
 
+// closeSession closes the session with that id, if the SDK still has it.
+func (h *httpHandler) closeSession(id string) {
+	for ss := range h.srv.Sessions() {
+		if ss.ID() == id {
+			ss.Close()
+			return
+		}
+	}
+}
+
 // closeSessions closes the sessions this handler opened.
 func (h *httpHandler) closeSessions() {
 	h.mu.Lock()
 	ids := h.sessions
-	h.sessions = make(map[string]bool)
+	h.sessions = make(map[string]*sessionUse)
 	h.mu.Unlock()
 	for ss := range h.srv.Sessions() {
-		if id := ss.ID(); id != "" && ids[id] {
+		if id := ss.ID(); id != "" && ids[id] != nil {
 			ss.Close()
 		}
 	}
@@ -267,17 +463,26 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts *HTTPOpti
 }
 
 // Serve serves s over Streamable HTTP on ln, at every path, until ctx is
-// done. It then stops accepting connections, ends open event streams,
+// done. A connection must send a request's headers within 10 seconds and
+// its body within 30 seconds more, and an idle connection is closed after
+// 2 minutes; a call may run, and an event stream stay open, for as long
+// as it needs. It then stops accepting connections, ends open event streams,
 // waits up to [HTTPOptions.ShutdownTimeout] for calls in flight, closes
 // the sessions it opened and returns nil. It returns an error only when
 // serving failed. Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
+	return s.serve(ctx, ln, opts, serveLimits)
+}
+
+func (s *Server) serve(ctx context.Context, ln net.Listener, opts *HTTPOptions, limits connLimits) error {
 	closing, startClosing := context.WithCancel(context.WithoutCancel(ctx))
 	defer startClosing()
 	h := s.newHTTPHandler(opts, closing)
+	h.bodyTimeout = limits.body
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: limits.header,
+		IdleTimeout:       limits.idle,
 		ErrorLog:          slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)
