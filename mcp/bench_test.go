@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,24 +122,6 @@ func BenchmarkToolCall(b *testing.B) {
 	})
 }
 
-// BenchmarkHandle measures Server.Handle, which has no SDK counterpart.
-func BenchmarkHandle(b *testing.B) {
-	s := serverBenchBridle()
-	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"noop","arguments":{}}}`)
-	ctx := b.Context()
-	if _, err := s.Handle(ctx, line); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	cpu := startCPU(0)
-	for b.Loop() {
-		if _, err := s.Handle(ctx, line); err != nil {
-			b.Fatal(err)
-		}
-	}
-	cpu.report(b)
-}
-
 func serverBenchConnect(b *testing.B, t sdk.Transport) *sdk.ClientSession {
 	b.Helper()
 	c := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v1"}, nil)
@@ -228,12 +211,13 @@ func BenchmarkLayer(b *testing.B) {
 			}
 		}
 	})
-	b.Run("step=stdio-line-check", func(b *testing.B) {
-		line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"noop","arguments":{}}}` + "\n")
+	b.Run("step=stdio-line-decode", func(b *testing.B) {
+		line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"noop","arguments":{}}}`)
 		var f lineFilter
+		running := func(jsonrpc.ID) bool { return false }
 		b.ReportAllocs()
 		for b.Loop() {
-			if reply := f.check(line); reply != nil {
+			if _, _, reply := f.decode(line, running); reply != nil {
 				b.Fatalf("check refused the line: %s", reply)
 			}
 		}
@@ -241,7 +225,7 @@ func BenchmarkLayer(b *testing.B) {
 	b.Run("step=http-checks", func(b *testing.B) {
 		s := serverBenchBridle()
 		h := s.newHTTPHandler(&HTTPOptions{Token: "s3cret"}, nil)
-		h.next = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+		h.stateful = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 		r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		r.Header.Set("Origin", "http://localhost:5173")
 		r.Header.Set("Authorization", "Bearer s3cret")

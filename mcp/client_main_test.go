@@ -49,14 +49,8 @@ func helperCommand(t testing.TB, name string, env ...string) Command {
 // helperServers are the servers the test binary can play. Each runs until
 // its stdin closes (unless it misbehaves on purpose).
 var helperServers = map[string]func() error{
-	// fixture: fastFixture over stdio with ServeStdio; at exit it says on
-	// stderr how many calls Run answered without the SDK.
-	"fixture": func() error {
-		s := fastFixture(false)
-		err := s.ServeStdio(context.Background())
-		fmt.Fprintf(os.Stderr, "calls answered by Run: %d\n", s.fastAnswered.Load())
-		return err
-	},
+	// fixture: escapingFixture over stdio with ServeStdio.
+	"fixture": func() error { return escapingFixture().ServeStdio(context.Background()) },
 	// sdk: a plain server with well-behaved tools, on the SDK alone.
 	"sdk": func() error { return serveStdio(faultServer()) },
 	// garbage: writes a line that is not JSON before anything else.

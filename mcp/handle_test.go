@@ -1,4 +1,4 @@
-package mcp
+package mcp_test
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/mcp/mcptest"
 	"github.com/bridle-dev/bridle/tool"
 )
 
-// rpcResponse is a JSON-RPC response as a client reads it.
-type rpcResponse struct {
+// reply is a JSON-RPC response as a client reads it.
+type reply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
 	Result  json.RawMessage `json:"result"`
@@ -24,13 +26,24 @@ type rpcResponse struct {
 	} `json:"error"`
 }
 
-func handle(t *testing.T, s *Server, line string) rpcResponse {
+// connect opens an mcptest connection to s, closed when the test ends.
+func connect(t *testing.T, s *mcp.Server) *mcptest.Conn {
 	t.Helper()
-	out, err := s.Handle(t.Context(), []byte(line))
+	c, err := mcptest.Connect(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func handle(t *testing.T, c *mcptest.Conn, line string) reply {
+	t.Helper()
+	out, err := c.Handle(t.Context(), []byte(line))
 	if err != nil {
 		t.Fatalf("Handle(%s): %v", line, err)
 	}
-	var r rpcResponse
+	var r reply
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("Handle(%s) gave %q: %v", line, out, err)
 	}
@@ -42,9 +55,9 @@ func handle(t *testing.T, s *Server, line string) rpcResponse {
 
 // handleResult sends line and decodes the result into v, failing on a
 // JSON-RPC error.
-func handleResult(t *testing.T, s *Server, line string, v any) {
+func handleResult(t *testing.T, c *mcptest.Conn, line string, v any) {
 	t.Helper()
-	r := handle(t, s, line)
+	r := handle(t, c, line)
 	if r.Error != nil {
 		t.Fatalf("Handle(%s): error %d %s", line, r.Error.Code, r.Error.Message)
 	}
@@ -59,13 +72,13 @@ type toolResult struct {
 	IsError bool
 }
 
-func callText(t *testing.T, s *Server, name, args string) toolResult {
+func callText(t *testing.T, c *mcptest.Conn, name, args string) toolResult {
 	t.Helper()
 	var res struct {
 		Content []struct{ Type, Text string }
 		IsError bool
 	}
-	handleResult(t, s, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, name, args), &res)
+	handleResult(t, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, name, args), &res)
 	if len(res.Content) != 1 || res.Content[0].Type != "text" {
 		t.Fatalf("tools/call %s gave content %+v, want one text", name, res.Content)
 	}
@@ -81,7 +94,7 @@ func TestHandleListsToolsWithAnnotationsForTheirRisk(t *testing.T) {
 			Annotations map[string]any
 		}
 	}
-	handleResult(t, fixtureServer(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, &res)
+	handleResult(t, connect(t, mcp.FixtureServer()), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, &res)
 	got := map[string]map[string]any{}
 	for _, tl := range res.Tools {
 		got[tl.Name] = tl.Annotations
@@ -105,13 +118,13 @@ func TestHandleListsToolsWithAnnotationsForTheirRisk(t *testing.T) {
 			}
 		})
 	}
-	if len(res.Tools) != len(fixtureTools()) {
-		t.Errorf("listed %d tools, want %d", len(res.Tools), len(fixtureTools()))
+	if len(res.Tools) != len(mcp.FixtureTools()) {
+		t.Errorf("listed %d tools, want %d", len(res.Tools), len(mcp.FixtureTools()))
 	}
 }
 
 func TestHandleCallsTools(t *testing.T) {
-	s := fixtureServer()
+	c := connect(t, mcp.FixtureServer())
 	tests := []struct {
 		name, tool, args string
 		want             toolResult
@@ -134,7 +147,7 @@ func TestHandleCallsTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := callText(t, s, tt.tool, tt.args)
+			got := callText(t, c, tt.tool, tt.args)
 			if got.IsError != tt.want.IsError {
 				t.Errorf("isError = %v, want %v (text %q)", got.IsError, tt.want.IsError, got.Text)
 			}
@@ -151,7 +164,7 @@ func TestHandleCallsTools(t *testing.T) {
 }
 
 func TestHandleAnswersLikeAServer(t *testing.T) {
-	s := fixtureServer()
+	c := connect(t, mcp.FixtureServer())
 	tests := []struct {
 		name, line string
 		id         string // the response id, as JSON
@@ -171,7 +184,7 @@ func TestHandleAnswersLikeAServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := handle(t, s, tt.line)
+			r := handle(t, c, tt.line)
 			if string(r.ID) != tt.id {
 				t.Errorf("id = %s, want %s", r.ID, tt.id)
 			}
@@ -188,30 +201,30 @@ func TestHandleAnswersLikeAServer(t *testing.T) {
 }
 
 func TestHandleNotificationsGiveNothing(t *testing.T) {
-	s := fixtureServer()
+	c := connect(t, mcp.FixtureServer())
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
 		`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`,
 		`{"jsonrpc":"2.0","id":12,"result":{}}`,
 	} {
-		out, err := s.Handle(t.Context(), []byte(line))
+		out, err := c.Handle(t.Context(), []byte(line))
 		if out != nil || err != nil {
 			t.Errorf("Handle(%s) = %q, %v; want nil, nil", line, out, err)
 		}
 	}
 	// The session still works.
-	if got := callText(t, s, "echo", `{"text":"ok"}`); got.Text != "ok" {
+	if got := callText(t, c, "echo", `{"text":"ok"}`); got.Text != "ok" {
 		t.Errorf("after notifications, echo gave %+v", got)
 	}
 }
 
 func TestHandleReadsResources(t *testing.T) {
-	s := fixtureServer()
+	c := connect(t, mcp.FixtureServer())
 	var list struct {
 		Resources []struct{ URI, Name, Description, MIMEType string }
 	}
-	handleResult(t, s, `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, &list)
+	handleResult(t, c, `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, &list)
 	byURI := map[string]struct{ URI, Name, Description, MIMEType string }{}
 	for _, r := range list.Resources {
 		byURI[r.URI] = r
@@ -235,7 +248,7 @@ func TestHandleReadsResources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := handle(t, s, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":%q}}`, tt.uri))
+			r := handle(t, c, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":%q}}`, tt.uri))
 			if tt.errContains != "" {
 				if r.Error == nil || !strings.Contains(r.Error.Message, tt.errContains) || r.Error.Code == 0 {
 					t.Errorf("got %s %+v, want an error containing %q", r.Result, r.Error, tt.errContains)
@@ -260,14 +273,14 @@ func TestHandleReadsResources(t *testing.T) {
 }
 
 func TestHandleIsSafeForConcurrentCallersWithTheSameID(t *testing.T) {
-	s := fixtureServer()
+	c := connect(t, mcp.FixtureServer())
 	const n = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
 			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%d"}}}`, i)
-			out, err := s.Handle(context.Background(), []byte(line))
+			out, err := c.Handle(context.Background(), []byte(line))
 			if err != nil {
 				errs <- err
 				return
@@ -286,7 +299,7 @@ func TestHandleIsSafeForConcurrentCallersWithTheSameID(t *testing.T) {
 }
 
 func TestHandleCancelsTheCallWhenTheContextEnds(t *testing.T) {
-	s := NewServer("slow", "v1", nil)
+	s := mcp.NewServer("slow", "v1", nil)
 	started, stopped := make(chan struct{}), make(chan error, 1)
 	s.AddTools(tool.New("wait", "Waits to be cancelled.", tool.Read, func(ctx context.Context, _ struct{}) (string, error) {
 		close(started)
@@ -294,12 +307,13 @@ func TestHandleCancelsTheCallWhenTheContextEnds(t *testing.T) {
 		stopped <- ctx.Err()
 		return "", ctx.Err()
 	}))
+	c := connect(t, s)
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		<-started
 		cancel()
 	}()
-	out, err := s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}`))
+	out, err := c.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait"}}`))
 	if !errors.Is(err, context.Canceled) || out != nil {
 		t.Fatalf("Handle = %q, %v; want context.Canceled", out, err)
 	}
@@ -307,7 +321,37 @@ func TestHandleCancelsTheCallWhenTheContextEnds(t *testing.T) {
 		t.Errorf("the tool saw %v, want its context cancelled", err)
 	}
 	// The session goes on.
-	if r := handle(t, s, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.Error != nil {
+	if r := handle(t, c, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.Error != nil {
 		t.Errorf("ping after a cancelled call: %+v", r.Error)
 	}
 }
+
+func TestToolsAddedLaterAreServed(t *testing.T) {
+	s := mcp.FixtureServer()
+	c := connect(t, s)
+	ctx := t.Context()
+	if _, err := c.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); err != nil {
+		t.Fatal(err)
+	}
+	s.AddTools(tool.New("late", "Added while serving.", tool.Read, func(context.Context, struct{}) (string, error) {
+		return "here", nil
+	}))
+	if got := callText(t, c, "late", `{}`); got.Text != "here" || got.IsError {
+		t.Errorf("late tool gave %+v", got)
+	}
+}
+
+func TestServerOptionsReachTheSDK(t *testing.T) {
+	c := connect(t, mcp.FixtureServer())
+	var res struct {
+		Instructions string `json:"instructions"`
+		ServerInfo   struct {
+			Name, Version string
+		} `json:"serverInfo"`
+	}
+	handleResult(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, &res)
+	if res.Instructions != "Use echo to test." || res.ServerInfo.Name != "fixture" || res.ServerInfo.Version != "v0.1.0" {
+		t.Errorf("initialize result = %+v", res)
+	}
+}
+

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 
 	"github.com/bridle-dev/bridle/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +14,8 @@ import (
 // tools and resources. Create one with [NewServer], add tools with
 // [Server.AddTools] and resources with [Server.AddResources], then serve it
 // over stdio ([Server.ServeStdio]), Streamable HTTP
-// ([Server.ListenAndServe]) or in-process ([Server.Handle]).
+// ([Server.ListenAndServe]) or in-process ([ConnectInProcess], and
+// package mcptest for tests).
 //
 // A Server may serve several transports and sessions at once, and tools may
 // be added while it serves: connected clients are told the list changed.
@@ -25,18 +25,8 @@ type Server struct {
 	logger *slog.Logger
 
 	mu        sync.Mutex
-	tools     map[string]bool      // names taken by AddTools
-	served    map[string]tool.Tool // AddTools' tools, prepared, once the SDK lists them
+	tools     map[string]bool // names taken by AddTools
 	resources map[string]bool
-
-	// sdkTaken is set once SDK was called: from then on every call goes
-	// through the SDK server, which the caller may have changed (see
-	// Server.Run).
-	sdkTaken atomic.Bool
-	// fastAnswered counts the calls Run answered without the SDK.
-	fastAnswered atomic.Int64
-
-	local local // the session behind Handle, started on first use
 }
 
 // ServerOptions configures a [Server]. A nil *ServerOptions means the
@@ -89,7 +79,6 @@ func NewServer(name, version string, opts *ServerOptions) *Server {
 		impl:      impl,
 		logger:    logger,
 		tools:     make(map[string]bool),
-		served:    make(map[string]tool.Tool),
 		resources: make(map[string]bool),
 	}
 }
@@ -102,11 +91,7 @@ func NewServer(name, version string, opts *ServerOptions) *Server {
 // Tools added through the SDK bypass the checks of [Server.AddTools]: their
 // names are not reserved, their arguments are not validated by package
 // tool, and a panic in their handler is not recovered.
-//
-// Once SDK has been called, [Server.Run] hands every message to the SDK
-// server, so that middleware added there sees every call (see Run).
 func (s *Server) SDK() *sdk.Server {
-	s.sdkTaken.Store(true)
 	return s.sdk
 }
 
@@ -152,18 +137,7 @@ func (s *Server) AddTools(tools ...tool.Tool) {
 			InputSchema: t.Schema,
 			Annotations: annotationsFor(t.Risk),
 		}, s.toolHandler(t))
-		s.mu.Lock()
-		s.served[t.Name] = t // Run may answer its calls now the SDK lists it
-		s.mu.Unlock()
 	}
-}
-
-// addedTool returns the tool of that name added with AddTools.
-func (s *Server) addedTool(name string) (tool.Tool, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.served[name]
-	return t, ok
 }
 
 // toolHandler runs t for the SDK. It never returns an error: the SDK would

@@ -8,11 +8,13 @@ import (
 	"os/signal"
 
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/mcp/mcptest"
 	"github.com/bridle-dev/bridle/tool"
 )
 
-// A server serves tool.Tool values; Handle answers one JSON-RPC line in the
-// same process, which is how a server is tested message by message.
+// A server serves tool.Tool values; package mcptest answers one JSON-RPC
+// line at a time in the same process, which is how a server is tested
+// message by message.
 func Example_server() {
 	type noteIn struct {
 		Title string `json:"title" jsonschema:"the title of the note"`
@@ -31,12 +33,17 @@ func Example_server() {
 		}))
 
 	ctx := context.Background()
+	c, err := mcptest.Connect(ctx, s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_note","arguments":{"title":"groceries"}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_note","arguments":{"title":"todo"}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_note","arguments":{}}}`,
 	} {
-		out, err := s.Handle(ctx, []byte(line))
+		out, err := c.Handle(ctx, []byte(line))
 		if err != nil {
 			log.Fatal(err)
 		}

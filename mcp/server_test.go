@@ -157,34 +157,6 @@ func TestNewServerPanicsOnAnEmptyName(t *testing.T) {
 	}
 }
 
-func TestToolsAddedLaterAreServed(t *testing.T) {
-	s := fixtureServer()
-	ctx := t.Context()
-	if _, err := s.Handle(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)); err != nil {
-		t.Fatal(err)
-	}
-	s.AddTools(tool.New("late", "Added while serving.", tool.Read, func(context.Context, struct{}) (string, error) {
-		return "here", nil
-	}))
-	if got := callText(t, s, "late", `{}`); got.Text != "here" || got.IsError {
-		t.Errorf("late tool gave %+v", got)
-	}
-}
-
-func TestServerOptionsReachTheSDK(t *testing.T) {
-	s := fixtureServer()
-	var res struct {
-		Instructions string `json:"instructions"`
-		ServerInfo   struct {
-			Name, Version string
-		} `json:"serverInfo"`
-	}
-	handleResult(t, s, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, &res)
-	if res.Instructions != "Use echo to test." || res.ServerInfo.Name != "fixture" || res.ServerInfo.Version != "v0.1.0" {
-		t.Errorf("initialize result = %+v", res)
-	}
-}
-
 // panicMessage runs f and returns what it panicked with, or "".
 func panicMessage(f func()) (msg string) {
 	defer func() {
@@ -198,10 +170,17 @@ func panicMessage(f func()) (msg string) {
 
 func toolNames(t *testing.T, s *Server) []string {
 	t.Helper()
-	var res struct{ Tools []struct{ Name string } }
-	handleResult(t, s, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, &res)
+	sess, err := ConnectInProcess(t.Context(), "fixture", s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	tools, err := sess.Tools(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
-	for _, tl := range res.Tools {
+	for _, tl := range tools {
 		names = append(names, tl.Name)
 	}
 	return names

@@ -15,6 +15,29 @@ import (
 	"github.com/bridle-dev/bridle/tool"
 )
 
+// rpcResponse is a JSON-RPC response as a client reads it.
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// escapingFixture is fixtureServer with a tool whose answers need
+// escaping.
+func escapingFixture() *Server {
+	s := fixtureServer()
+	s.AddTools(tool.New("html", "Writes markup.", tool.Read, func(_ context.Context, in struct {
+		Tag string `json:"tag"`
+	}) (string, error) {
+		return "<" + in.Tag + "> & \"quotes\" \u2028 é \x01", nil
+	}))
+	return s
+}
+
 // stdioPeer drives Server.Run through pipes, as a client process would.
 type stdioPeer struct {
 	t    *testing.T
@@ -204,13 +227,15 @@ func TestReadLine(t *testing.T) {
 		input string
 		lines []string // "!" stands for errLineTooLong
 	}{
-		{"lines come with their newline", "a\nb\n", []string{"a\n", "b\n"}},
-		{"a last line without newline gets one", "a\nb", []string{"a\n", "b\n"}},
-		{"CRLF lines are kept whole", "a\r\nb\r\n", []string{"a\r\n", "b\r\n"}},
-		{"blank lines are skipped", "\n  \n\t\na\n", []string{"a\n"}},
-		{"a line longer than the limit is skipped", "a\n" + long + "\nb\n", []string{"a\n", "!", "b\n"}},
-		{"a long last line is skipped", "a\n" + long, []string{"a\n", "!"}},
-		{"a line filling the buffer several times is whole", strings.Repeat("y", 30) + "\n", []string{strings.Repeat("y", 30) + "\n"}},
+		{"lines come without their newline", "a\nb\n", []string{"a", "b"}},
+		{"a last line without newline is whole", "a\nb", []string{"a", "b"}},
+		{"CRLF lines lose their CR", "a\r\nb\r\n", []string{"a", "b"}},
+		{"spaces and tabs around a line are cut", " a \t\n", []string{"a"}},
+		{"NBSP and vertical tab are not JSON's spaces", "a\u00a0\nb\v\n", []string{"a\u00a0", "b\v"}},
+		{"blank lines are skipped", "\n  \n\t\na\n", []string{"a"}},
+		{"a line longer than the limit is skipped", "a\n" + long + "\nb\n", []string{"a", "!", "b"}},
+		{"a long last line is skipped", "a\n" + long, []string{"a", "!"}},
+		{"a line filling the buffer several times is whole", strings.Repeat("y", 30) + "\n", []string{strings.Repeat("y", 30)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +265,7 @@ func TestRunAnswersAnOverlongLine(t *testing.T) {
 	go func() {
 		// Written in pieces, as a big message arrives.
 		chunk := bytes.Repeat([]byte("a"), 1<<20)
-		for range MaxLineBytes/len(chunk) + 1 {
+		for range maxLineBytes/len(chunk) + 1 {
 			if _, err := p.in.Write(chunk); err != nil {
 				return
 			}
