@@ -354,4 +354,3 @@ func TestServerOptionsReachTheSDK(t *testing.T) {
 		t.Errorf("initialize result = %+v", res)
 	}
 }
-

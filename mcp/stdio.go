@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"time"
 )
 
 // ServeStdio serves s over its standard input and output, the way MCP
@@ -33,7 +34,12 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 // soon as they have. A read from r that is blocked when Run returns is
 // left to finish on its own; its line is then dropped.
 func (s *Server) Run(ctx context.Context, r io.Reader, w io.Writer) error {
-	c := newStdioConn(ctx, r, w)
+	return s.run(ctx, r, w, stdioDrain)
+}
+
+// run is Run with the drain bound given.
+func (s *Server) run(ctx context.Context, r io.Reader, w io.Writer, drain time.Duration) error {
+	c := newStdioConn(ctx, r, w, drain)
 	err := s.sdk.Run(ctx, c)
 	c.out.close()
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {

@@ -31,12 +31,13 @@ const stdioDrain = 10 * time.Second
 // running are answered before the session ends (the IOTransport cancels
 // them).
 type stdioConn struct {
-	ctx  context.Context // Run's
-	in   chan jsonrpc.Message
-	err  error // why reading ended; set before in is closed
-	done chan struct{}
-	once sync.Once
-	out  *lineWriter
+	ctx      context.Context // Run's
+	drainFor time.Duration   // stdioDrain but in tests
+	in       chan jsonrpc.Message
+	err      error // why reading ended; set before in is closed
+	done     chan struct{}
+	once     sync.Once
+	out      *lineWriter
 
 	mu      sync.Mutex
 	running map[jsonrpc.ID]bool   // calls handed to the SDK, not yet answered
@@ -52,14 +53,15 @@ type batch struct {
 	index     map[jsonrpc.ID]int
 }
 
-func newStdioConn(ctx context.Context, r io.Reader, w io.Writer) *stdioConn {
+func newStdioConn(ctx context.Context, r io.Reader, w io.Writer, drain time.Duration) *stdioConn {
 	c := &stdioConn{
-		ctx:     ctx,
-		in:      make(chan jsonrpc.Message),
-		done:    make(chan struct{}),
-		out:     &lineWriter{w: w},
-		running: make(map[jsonrpc.ID]bool),
-		batches: make(map[jsonrpc.ID]*batch),
+		ctx:      ctx,
+		drainFor: drain,
+		in:       make(chan jsonrpc.Message),
+		done:     make(chan struct{}),
+		out:      &lineWriter{w: w},
+		running:  make(map[jsonrpc.ID]bool),
+		batches:  make(map[jsonrpc.ID]*batch),
 	}
 	go c.read(bufio.NewReaderSize(r, 64<<10))
 	return c
@@ -143,7 +145,7 @@ func (c *stdioConn) isRunning(id jsonrpc.ID) bool {
 }
 
 // drain waits, once the input ended, until the calls running are
-// answered, the session closes, Run's context ends or stdioDrain passes.
+// answered, the session closes, Run's context ends or drainFor passes.
 func (c *stdioConn) drain() {
 	c.mu.Lock()
 	if len(c.running) == 0 {
@@ -153,7 +155,7 @@ func (c *stdioConn) drain() {
 	c.idle = make(chan struct{})
 	idle := c.idle
 	c.mu.Unlock()
-	timer := time.NewTimer(stdioDrain)
+	timer := time.NewTimer(c.drainFor)
 	defer timer.Stop()
 	select {
 	case <-idle:

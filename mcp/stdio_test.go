@@ -330,3 +330,33 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// FuzzRunKeepsServing sends Run one arbitrary line and then a ping: the
+// line may be answered or not, but the session must go on.
+func FuzzRunKeepsServing(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"}}}`,
+		`{"jsonrpc":"2.0","id":"\u2028","method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","method":"notifications\/cancelled","params":{"requestId":5e0}}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\u00a0",
+		`not json`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if strings.ContainsAny(line, "\n") {
+			return // one line only
+		}
+		in := strings.NewReader(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+			line + "\n" + `{"jsonrpc":"2.0","id":"last","method":"ping"}` + "\n")
+		var out lockedBuffer
+		if err := fixtureServer().Run(t.Context(), in, &out); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if !strings.Contains(out.String(), `"id":"last","result":{}`) {
+			t.Errorf("after %q the ping was not answered:\n%s", line, out.String())
+		}
+	})
+}

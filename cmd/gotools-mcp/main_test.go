@@ -13,6 +13,7 @@ import (
 
 	bridle "github.com/bridle-dev/bridle"
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/mcp/mcptest"
 	"github.com/bridle-dev/bridle/sandbox"
 )
 
@@ -48,14 +49,20 @@ func newTestServer(t *testing.T, root string) *mcp.Server {
 	return s
 }
 
-// rpc sends one JSON-RPC request through Handle and decodes its result.
+// rpc sends one JSON-RPC request through an mcptest connection and
+// decodes its result.
 func rpc(t *testing.T, s *mcp.Server, method string, params any, result any) {
 	t.Helper()
 	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := s.Handle(t.Context(), line)
+	c, err := mcptest.Connect(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Handle(t.Context(), line)
 	if err != nil {
 		t.Fatalf("%s: %v", method, err)
 	}

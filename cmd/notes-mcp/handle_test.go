@@ -10,20 +10,25 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/mcp/mcptest"
 )
 
 // handler sends JSON-RPC requests to a notes server in the same process.
 type handler struct {
 	t   *testing.T
-	srv *mcp.Server
+	srv *mcptest.Conn
 	s   *store
 	id  atomic.Int64
 }
 
 func newHandler(t *testing.T) *handler {
 	s := newStore(t)
-	return &handler{t: t, srv: newServer(s, "test", nil), s: s}
+	c, err := mcptest.Connect(t.Context(), newServer(s, "test", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &handler{t: t, srv: c, s: s}
 }
 
 type rpcError struct {
