@@ -286,4 +286,3 @@ func TestRunToleratesSpaceAfterTheMessage(t *testing.T) {
 		t.Errorf("the session did not go on: id %s error %+v", r.ID, r.Error)
 	}
 }
-
