@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/tool"
 )
 
@@ -72,23 +71,38 @@ func (a *Agent) systemPrompt() string {
 	return b.String()
 }
 
-// Connect registers the tools of an MCP session under name: the model sees
-// each as mcp__<name>__<tool> (made fit when too long or holding characters
-// providers refuse), and the server's instructions are appended to the
-// system prompt under a heading naming it. An empty name means s.Name().
-// Connecting a second session under a name already connected is an error,
-// as is a failure to list the tools; either way nothing changes. The agent
-// does not close s.
-func (a *Agent) Connect(ctx context.Context, name string, s *mcp.Session) error {
-	if s == nil {
-		return errors.New("agent: connect: the session is nil")
+// ToolSource is a named set of tools from elsewhere, with instructions on
+// using them: typically a session with an MCP server, which
+// *[github.com/bridle-dev/bridle/mcp.Session] satisfies. The agent
+// declares what it needs rather than importing package mcp, so a program
+// using the agent without MCP links no MCP code.
+type ToolSource interface {
+	// Name is the name the source goes by when Connect is given none.
+	Name() string
+	// Instructions tell the model how and when to use the tools; empty
+	// means none.
+	Instructions() string
+	// Tools lists the tools, once, when the source is connected.
+	Tools(ctx context.Context) ([]tool.Tool, error)
+}
+
+// Connect registers the tools of src, such as an MCP session, under name:
+// the model sees each as mcp__<name>__<tool> (made fit when too long or
+// holding characters providers refuse), and src's instructions are
+// appended to the system prompt under a heading naming it. An empty name
+// means src.Name(). Connecting a second source under a name already
+// connected is an error, as is a failure to list the tools; either way
+// nothing changes. The agent does not close src.
+func (a *Agent) Connect(ctx context.Context, name string, src ToolSource) error {
+	if src == nil {
+		return errors.New("agent: connect: the tool source is nil: pass a connected session")
 	}
 	if name == "" {
-		name = s.Name()
+		name = src.Name()
 	}
-	tools, err := s.Tools(ctx)
+	tools, err := src.Tools(ctx)
 	if err != nil {
 		return fmt.Errorf("agent: connect %q: listing the tools: %w", name, err)
 	}
-	return a.connect(name, s.Instructions(), tools)
+	return a.connect(name, src.Instructions(), tools)
 }
