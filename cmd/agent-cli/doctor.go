@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/internal/version"
 	"github.com/bridle-dev/bridle/keychain"
 	"github.com/bridle-dev/bridle/llm"
 )
@@ -54,7 +55,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var problems []string
 
-	fmt.Fprintln(w, version())
+	fmt.Fprintln(w, "agent-cli", version.String())
 	m, err := resolveModel(o.provider, o.model, os.Getenv)
 	if m.Provider.Value != "" {
 		row("provider", "%s (%s)", m.Provider.Value, m.Provider.From)

@@ -23,12 +23,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/bridle-dev/bridle/agent"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
+	"github.com/bridle-dev/bridle/internal/version"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
@@ -186,14 +186,6 @@ func printUsage(fs *flag.FlagSet, w io.Writer, doctor bool) {
 	fmt.Fprintf(w, environment, presetNames())
 }
 
-func version() string {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		v = bi.Main.Version
-	}
-	return "agent-cli " + v
-}
-
 // run is the whole program, apart from the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
@@ -214,7 +206,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if o.version {
-		fmt.Fprintln(stdout, version())
+		fmt.Fprintln(stdout, "agent-cli", version.String())
 		return nil
 	}
 	defer otelsetup.Start(ctx, "agent-cli", stderr)()

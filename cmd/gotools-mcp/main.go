@@ -38,6 +38,7 @@ import (
 
 	bridle "github.com/bridle-dev/bridle"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
+	"github.com/bridle-dev/bridle/internal/version"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/sandbox"
 )
@@ -98,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return fmt.Errorf("unexpected argument %q: gotools-mcp takes only flags (see gotools-mcp --help)", fs.Arg(0))
 	}
 	if *showVersion {
-		fmt.Fprintln(stdout, "gotools-mcp", version())
+		fmt.Fprintln(stdout, "gotools-mcp", version.String())
 		return nil
 	}
 	mode, err := sandbox.ParseMode(*box)
@@ -133,7 +134,7 @@ func newServer(root string, box *confinement, logger *slog.Logger) (*mcp.Server,
 		return nil, err
 	}
 	g := newGotools(ws, box)
-	s := mcp.NewServer("gotools", version(), &mcp.ServerOptions{
+	s := mcp.NewServer("gotools", version.String(), &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       logger,
 	})
@@ -160,12 +161,4 @@ type gotools struct {
 
 func newGotools(ws workspace, box *confinement) *gotools {
 	return &gotools{ws: ws, box: box, goVersion: sync.OnceValues(installedGoVersion)}
-}
-
-// version is the module version the binary was built from, or "devel".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

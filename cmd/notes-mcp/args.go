@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -108,15 +107,6 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// version is the module version the binary was built from: the tag for
-// `go install …@latest`, "devel" for a build from a checkout.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
 
 const usage = `notes-mcp: an MCP server over a folder of Markdown notes.

@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/bridle-dev/bridle/internal/otelsetup"
+	"github.com/bridle-dev/bridle/internal/version"
 )
 
 func main() {
@@ -58,7 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case cfg.help:
 		return writeUsage(stdout)
 	case cfg.version:
-		_, err := fmt.Fprintf(stdout, "notes-mcp %s\n", version())
+		_, err := fmt.Fprintf(stdout, "notes-mcp %s\n", version.String())
 		return err
 	}
 	defer otelsetup.Start(ctx, "notes-mcp", stderr)()

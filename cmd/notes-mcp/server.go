@@ -9,6 +9,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/version"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
@@ -56,7 +57,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		return err
 	}
 	defer s.Close()
-	srv := newServer(s, version(), logger)
+	srv := newServer(s, version.String(), logger)
 	if !cfg.http {
 		return srv.Run(ctx, stdin, stdout)
 	}
