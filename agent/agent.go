@@ -12,7 +12,8 @@
 //   - The conversation stays on the agent and is always valid to send again,
 //     even after a cancelled run; it saves to JSON and loads back.
 //
-// Tools come from [Agent.Add] or from an MCP session with [Agent.Connect];
+// Tools come from [Agent.Add] or from a [ToolSource] such as an MCP session
+// with [Agent.Connect];
 // the loop does not tell them apart. Progress is reported to
 // [Options.OnEvent]; the package knows nothing about terminals.
 package agent

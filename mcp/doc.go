@@ -4,12 +4,19 @@
 //
 // A [Server] has a name, a version, instructions for the model, tools and
 // text resources. It serves them over stdio ([Server.ServeStdio],
-// [Server.Run]), over Streamable HTTP ([Server.ListenAndServe],
+// [Server.Run]) or over Streamable HTTP ([Server.ListenAndServe],
 // [Server.Serve], [Server.HTTPHandler]: loopback by default, Origin checked
-// against DNS rebinding, an optional bearer token, a body size limit, a
-// stateless mode, graceful shutdown), or answers one JSON-RPC line at a time
-// in the same process ([Server.Handle]), which makes a server testable message
-// by message.
+// against DNS rebinding, an optional bearer token, a body size limit,
+// sessions bounded in time and number, both eras of the protocol on one
+// endpoint, graceful shutdown). Every message is served by the SDK's own
+// session; the package adds no framing of its own. Package mcp/mcptest
+// answers one JSON-RPC line at a time in the same process, which makes a
+// server testable message by message.
+//
+// Constructors take what they cannot do without as values ([Command],
+// [HTTP]) and optional settings as a pointer to an options struct
+// ([ServerOptions], [ClientOptions], [HTTPOptions]) whose nil means the
+// defaults.
 //
 // A tool's risk becomes its annotations: [tool.Read] is announced with
 // readOnlyHint true; [tool.Write] with readOnlyHint false, destructiveHint
