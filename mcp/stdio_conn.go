@@ -200,7 +200,7 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
-		return fmt.Errorf("encoding a message: %w", err)
+		return fmt.Errorf("mcp: encoding a message for the client: %w", err)
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		// Recorded before the write, as the SDK frees the id: a client may
@@ -221,7 +221,7 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 				return nil
 			}
 			if data, err = json.Marshal(b.responses); err != nil {
-				return fmt.Errorf("encoding a batch: %w", err)
+				return fmt.Errorf("mcp: encoding a batch for the client: %w", err)
 			}
 		}
 	}
