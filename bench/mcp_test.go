@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/bench/internal/addtool"
+	"github.com/bridle-dev/bridle/mcp/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -87,7 +88,12 @@ func serverCommand(b *testing.B, impl string, httpPort int) *exec.Cmd {
 var addArgs = map[string]any{"a": 2, "b": 3}
 
 func callAdd(ctx context.Context, b *testing.B, cs *sdk.ClientSession) {
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "add", Arguments: addArgs})
+	callAddMeta(ctx, b, cs, nil)
+}
+
+// callAddMeta calls add with meta as the call's _meta.
+func callAddMeta(ctx context.Context, b *testing.B, cs *sdk.ClientSession, meta sdk.Meta) {
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Meta: meta, Name: "add", Arguments: addArgs})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,8 +138,8 @@ func sequentialCalls(b *testing.B, cs *sdk.ClientSession, pid int) {
 // over the SDK's in-memory transports. "bridle" is Bridle's server (its SDK
 // server, as every Bridle transport serves it); "sdk" the SDK's typed
 // AddTool; "sdk-raw" the SDK's low-level AddTool with no validation.
-// "bridle-handle" is Bridle's Server.Handle, one JSON-RPC line in and out
-// with no client at all.
+// "bridle-mcptest" is Bridle's mcptest.Conn.Handle, one JSON-RPC line in
+// and out with no client at all.
 func BenchmarkToolCallInMemory(b *testing.B) {
 	for _, s := range []struct {
 		name string
@@ -158,16 +164,20 @@ func BenchmarkToolCallInMemory(b *testing.B) {
 			sequentialCalls(b, cs, 0)
 		})
 	}
-	b.Run("bridle-handle", func(b *testing.B) {
-		s := addtool.Bridle()
+	b.Run("bridle-mcptest", func(b *testing.B) {
 		line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}`)
 		ctx := context.Background()
-		if _, err := s.Handle(ctx, line); err != nil {
+		c, err := mcptest.Connect(ctx, addtool.Bridle())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Handle(ctx, line); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := s.Handle(ctx, line); err != nil {
+			if _, err := c.Handle(ctx, line); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -187,6 +197,37 @@ func BenchmarkToolCallStdio(b *testing.B) {
 			}
 			defer cs.Close()
 			sequentialCalls(b, cs, cmd.Process.Pid)
+		})
+	}
+}
+
+// BenchmarkToolCallStdioMeta: as BenchmarkToolCallStdio, with a _meta that
+// changes on every call (a W3C trace context, as traced clients send).
+func BenchmarkToolCallStdioMeta(b *testing.B) {
+	for _, impl := range stdioImpls() {
+		b.Run(impl, func(b *testing.B) {
+			cmd := serverCommand(b, impl, 0)
+			cs, err := newClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, sessionOptions())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			ctx := context.Background()
+			n := 0
+			call := func() {
+				n++
+				callAddMeta(ctx, b, cs, sdk.Meta{"traceparent": fmt.Sprintf("00-%032x-%016x-01", n, n)})
+			}
+			call()
+			b.ReportAllocs()
+			cpu := startServerCPU(cmd.Process.Pid)
+			b.ResetTimer()
+			for b.Loop() {
+				call()
+			}
+			b.StopTimer()
+			cpu.stop(b, b.N)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 		})
 	}
 }

@@ -20,8 +20,8 @@ if [ -z "$bin" ]; then
 	bin=$tmp/bench.test
 fi
 printf '%-18s %12s %12s %12s\n' server KiB/call allocs/call calls/GC
-for impl in ${MEMSTATS_IMPLS:-raw bridle bridle-sdk sdk mcpgo bridle-conn}; do
-	MCPSERVER_MEMSTATS=$tmp/$impl.txt BENCH_MCP_EXTRA=bridle-sdk:bridle-conn \
+for impl in ${MEMSTATS_IMPLS:-raw bridle bridle-sdkio sdk mcpgo}; do
+	MCPSERVER_MEMSTATS=$tmp/$impl.txt BENCH_MCP_EXTRA=bridle-sdkio \
 		"$bin" -test.run '^$' -test.bench "ToolCallStdio/^$impl\$" -test.benchtime "${calls}x" >/dev/null
 	# The server writes its figures as it exits, after the benchmark
 	# closed the session.

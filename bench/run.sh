@@ -56,14 +56,14 @@ for part in $parts; do
 	case $part in
 	mcp)
 		log "MCP tool calls: in-memory, stdio, Streamable HTTP, 64 clients"
-		BENCH_MCP_EXTRA=bridle-sdk interleaved -test.benchtime "$benchtime" \
-			-test.bench 'ToolCallInMemory|ToolCallStdio|FloorEcho|ToolCallHTTP' | tee "$out/mcp.txt"
+		BENCH_MCP_EXTRA=bridle-sdkio interleaved -test.benchtime "$benchtime" \
+			-test.bench 'ToolCallInMemory|ToolCallStdio|ToolCallStdioMeta|FloorEcho|ToolCallHTTP' | tee "$out/mcp.txt"
 		(cd "$out" && benchstat mcp.txt) > "$out/mcp.stat.txt"
 		;;
 	levers)
 		log "MCP levers over stdio: GC, GOMAXPROCS, the experiments, the protocol revision"
-		impls='raw|bridle|bridle-sdk|sdk|mcpgo|bridle-conn'
-		extra=bridle-sdk:bridle-conn
+		impls='raw|bridle|bridle-sdkio|sdk|mcpgo'
+		extra=bridle-sdkio
 		settings=(default "MCPSERVER_GOGC=400" "MCPSERVER_GOGC=-1 MCPSERVER_MEMLIMIT_MB=64" "MCPSERVER_PROCS=1")
 		files=()
 		for s in "${settings[@]}"; do files+=("$out/levers-$(echo "$s" | tr ' =' '_-').txt"); done
@@ -78,7 +78,7 @@ for part in $parts; do
 				) >> "${files[$i]}"
 			done
 			for v in 2026-07-28 2025-11-25; do
-				BENCH_MCP_PROTOCOL=$v BENCH_MCP_EXTRA=bridle-sdk mcptest -test.count 1 \
+				BENCH_MCP_PROTOCOL=$v BENCH_MCP_EXTRA=bridle-sdkio mcptest -test.count 1 \
 					-test.benchtime "$benchtime" -test.bench 'ToolCallStdio' >> "$out/levers-protocol-$v.txt"
 			done
 		done

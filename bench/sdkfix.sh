@@ -8,7 +8,7 @@
 # read buffer on every call; a tools/call takes about seven such calls on
 # the server and four on the client. The fix decodes from the bytes
 # directly (json.Parse with the same flag). This script patches a copy of
-# the module from the module cache, builds the benchmarks against it in a
+# the module from the module cache with sdkfix.patch, builds the benchmarks against it in a
 # temporary copy of bench/, and runs the stdio rows and the sequential HTTP
 # rows with and without the patch, interleaved. Nothing in the checkout or the module cache changes.
 set -euo pipefail
@@ -25,12 +25,12 @@ trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
 sdk=$(go list -m -f '{{.Dir}}' github.com/modelcontextprotocol/go-sdk)
 cp -r "$sdk" "$tmp/go-sdk"
 chmod -R u+w "$tmp/go-sdk"
-f="$tmp/go-sdk/internal/json/json.go"
-grep -q 'return NewDecoder(bytes.NewReader(data)).Decode(v)' "$f" || {
-	echo "sdkfix: $f is not the v1.8.0 code this patch is for" >&2
+# sdkfix.patch is the change, ready to send upstream.
+(cd "$tmp/go-sdk" && patch -s -p1 --dry-run < "$bench/sdkfix.patch" >/dev/null) || {
+	echo "sdkfix: sdkfix.patch does not apply to $sdk; it is for v1.8.0" >&2
 	exit 1
 }
-sed -i 's|return NewDecoder(bytes.NewReader(data)).Decode(v)|_, err := json.Parse(data, v, json.DontMatchCaseInsensitiveStructFields)\n\treturn err|; s|^\t"bytes"$|\t_ "bytes"|' "$f"
+(cd "$tmp/go-sdk" && patch -s -p1 < "$bench/sdkfix.patch")
 
 mkdir "$tmp/bench"
 cp -r go.mod go.sum ./*.go cmd internal ts "$tmp/bench/"
@@ -40,19 +40,19 @@ go test -c -o "$tmp/stock.test" .
 
 {
 	echo "stock go-sdk:"
-	MEMSTATS_IMPLS="raw bridle bridle-sdk sdk mcpgo" ./memstats.sh "$tmp/stock.test"
+	MEMSTATS_IMPLS="raw bridle bridle-sdkio sdk mcpgo" ./memstats.sh "$tmp/stock.test"
 	echo "patched go-sdk:"
-	(cd "$tmp/bench" && MEMSTATS_IMPLS="raw bridle bridle-sdk sdk mcpgo" "$bench/memstats.sh" "$tmp/patched.test")
+	(cd "$tmp/bench" && MEMSTATS_IMPLS="raw bridle bridle-sdkio sdk mcpgo" "$bench/memstats.sh" "$tmp/patched.test")
 } | tee "$out/sdkfix-memstats.txt"
 [ "$count" -gt 0 ] || exit 0
 
 # ToolCallHTTP matches ToolCallHTTP64 too.
-patterns=('ToolCallStdio/(raw|bridle|bridle-sdk|sdk|mcpgo)$' 'ToolCallHTTP/(bridle|sdk|mcpgo)$')
+patterns=('ToolCallStdio/(raw|bridle|bridle-sdkio|sdk|mcpgo)$' 'ToolCallHTTP/(bridle|sdk|mcpgo)$')
 rm -f "$out/sdkfix-stock.txt" "$out/sdkfix-patched.txt"
 for _ in $(seq "$count"); do
 	for pattern in "${patterns[@]}"; do
-		(cd "$bench" && BENCH_MCP_EXTRA=bridle-sdk "$tmp/stock.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-stock.txt"
-		(cd "$tmp/bench" && BENCH_MCP_EXTRA=bridle-sdk "$tmp/patched.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-patched.txt"
+		(cd "$bench" && BENCH_MCP_EXTRA=bridle-sdkio "$tmp/stock.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-stock.txt"
+		(cd "$tmp/bench" && BENCH_MCP_EXTRA=bridle-sdkio "$tmp/patched.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "${BENCHTIME:-2s}" -test.benchmem) >> "$out/sdkfix-patched.txt"
 	done
 done
 (

@@ -14,9 +14,9 @@
 //	MCPSERVER_MEMSTATS=F      write bytes allocated, allocations and GC
 //	                          cycles to F at exit
 //
-// bridle-sdk is Bridle's server with SDK() taken, so that every message
-// goes through the SDK; bridle-conn is an experiment with a change
-// proposed for package mcp (see ../../internal/fastpath), stdio only.
+// bridle-sdkio is Bridle's server's SDK server on the SDK's own stdio
+// transport rather than the connection mcp.Server.Run gives it, stdio
+// only.
 package main
 
 import (
@@ -92,10 +92,8 @@ var impls = map[string]func(ctx context.Context, addr string) error{
 	"mcpgo":  serveMCPGo,
 	"raw":    serveRaw,
 
-	// Experiments with changes proposed for package mcp, not in the default
-	// rows.
-	"bridle-sdk":  serveBridleSDK,
-	"bridle-conn": serveConn,
+	// Experiments, not in the default rows.
+	"bridle-sdkio": serveSDKIO,
 }
 
 func implNames() []string {
