@@ -21,7 +21,6 @@ import (
 // be added while it serves: connected clients are told the list changed.
 type Server struct {
 	sdk    *sdk.Server
-	impl   *sdk.Implementation
 	logger *slog.Logger
 
 	mu        sync.Mutex
@@ -73,10 +72,8 @@ func NewServer(name, version string, opts *ServerOptions) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	so.Logger = logger
-	impl := &sdk.Implementation{Name: name, Version: version}
 	return &Server{
-		sdk:       sdk.NewServer(impl, &so),
-		impl:      impl,
+		sdk:       sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, &so),
 		logger:    logger,
 		tools:     make(map[string]bool),
 		resources: make(map[string]bool),
