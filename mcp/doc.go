@@ -9,7 +9,7 @@
 // against DNS rebinding, an optional bearer token, a body size limit,
 // sessions bounded in time and number, both eras of the protocol on one
 // endpoint, graceful shutdown). Every message is served by the SDK's own
-// session; the package adds no framing of its own. Package mcp/mcptest
+// session, through its Transport and Connection seams. Package mcp/mcptest
 // answers one JSON-RPC line at a time in the same process, which makes a
 // server testable message by message.
 //
