@@ -83,6 +83,10 @@ type Options struct {
 	// with the error's message and no text). The history keeps the text it
 	// returned; a blocked text is removed from the history.
 	CheckOutput func(ctx context.Context, text string) (string, error)
+	// Checkpoints, when set, records what each Write call may change before
+	// it runs, so that [Agent.Rewind] can restore it; nil means Rewind
+	// takes back the conversation only.
+	Checkpoints Checkpointer
 }
 
 // Stop says why a run ended. Its values are spelt like [llm.StopReason]'s:
@@ -143,6 +147,9 @@ type Agent struct {
 	servers []server
 	system  string
 	always  map[string]bool
+
+	checkpoints []Checkpoint // of the Write calls in the history, oldest first
+	model       string       // the model that answered last
 }
 
 // New returns an agent that talks to the model through client; nil opts
@@ -258,6 +265,7 @@ func (r *run) do(ctx context.Context, text string) (Outcome, error) {
 		}
 		r.usage = r.usage.Add(resp.Usage)
 		a.addUsage(resp.Usage)
+		a.seen(resp.Model)
 
 		msg, calls := tidyReply(resp, r.step)
 		text := msg.Text()
@@ -417,6 +425,24 @@ func (a *Agent) request() *llm.Request {
 		MaxTokens:      a.cfg.MaxTokens,
 		ThinkingBudget: a.cfg.ThinkingBudget,
 	}
+}
+
+// seen notes the model that answered.
+func (a *Agent) seen(model string) {
+	if model != "" {
+		a.mu.Lock()
+		a.model = model
+		a.mu.Unlock()
+	}
+}
+
+// lastModel is the model that answered last, else the configured one. The
+// caller holds a.mu.
+func (a *Agent) lastModel() string {
+	if a.model != "" {
+		return a.model
+	}
+	return a.cfg.Model
 }
 
 func (a *Agent) addUsage(u llm.Usage) {

@@ -120,8 +120,14 @@ func (r *run) call(ctx context.Context, p llm.Part) (string, bool) {
 		return why, true
 	}
 
+	done, why := r.checkpoint(ctx, c)
+	if why != "" {
+		r.emit(Event{Type: EventDeclined, Call: c, Why: why})
+		return why, true
+	}
 	r.emit(Event{Type: EventCalling, Call: c})
 	out, failed := runTool(ctx, e.t, p, a.cfg.MaxOutput)
+	done()
 	if e.server != "" {
 		a.log.Debug("agent: call", "tool", c.Name, "server", e.server, "server_tool", e.real, "risk", c.Risk, "failed", failed)
 	} else {
