@@ -83,6 +83,10 @@ type Options struct {
 	// with the error's message and no text). The history keeps the text it
 	// returned; a blocked text is removed from the history.
 	CheckOutput func(ctx context.Context, text string) (string, error)
+	// Models tells what the program knows of models, by id: prices,
+	// context windows and output limits that add to or override the table
+	// of package llm ([llm.LookupModel]). Nil means the table alone.
+	Models llm.Models
 	// Checkpoints, when set, records what each Write call may change before
 	// it runs, so that [Agent.Rewind] can restore it; nil means Rewind
 	// takes back the conversation only.
@@ -117,8 +121,10 @@ type Outcome struct {
 	// Text is the text of the last reply: the answer when Stop is
 	// [StopDone], what had arrived when the run was cancelled.
 	Text string
-	// Usage counts the tokens of this run.
+	// Usage counts the tokens of this run, and their cost.
 	Usage llm.Usage
+	// Costs breaks Usage down by model and by tool.
+	Costs Costs
 	// Reason explains any stop but [StopDone], in words a person can read.
 	Reason string
 }
@@ -148,6 +154,7 @@ type Agent struct {
 	system  string
 	always  map[string]bool
 
+	costs       Costs
 	checkpoints []Checkpoint // of the Write calls in the history, oldest first
 	model       string       // the model that answered last
 }
@@ -182,7 +189,8 @@ func New(client llm.Client, opts *Options) *Agent {
 	}
 }
 
-// Usage returns the tokens used by every run of the agent.
+// Usage returns the tokens used by every run of the agent, and their cost
+// ([Agent.Costs] breaks it down).
 func (a *Agent) Usage() llm.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -218,6 +226,7 @@ type run struct {
 	max   int
 	step  int
 	usage llm.Usage
+	costs Costs
 	mark  mark
 	last  int  // index in the history of this run's last assistant message, or -1
 	held  bool // the final reply's text event waits for CheckOutput
@@ -263,11 +272,8 @@ func (r *run) do(ctx context.Context, text string) (Outcome, error) {
 			a.log.Debug("agent: model failed", "step", r.step+1, "err", err)
 			return r.outcome("", partial, ""), fmt.Errorf("agent: asking the model (step %d): %w", r.step+1, err)
 		}
-		r.usage = r.usage.Add(resp.Usage)
-		a.addUsage(resp.Usage)
-		a.seen(resp.Model)
-
 		msg, calls := tidyReply(resp, r.step)
+		r.account(resp, calls)
 		text := msg.Text()
 		a.log.Debug("agent: reply", "step", r.step, "stop", resp.Stop, "calls", len(calls), "usage", resp.Usage)
 
@@ -348,7 +354,7 @@ func (r *run) finish(ctx context.Context, stop Stop, text, why string) (Outcome,
 }
 
 func (r *run) outcome(stop Stop, text, why string) Outcome {
-	return Outcome{Stop: stop, Steps: r.step, Text: text, Usage: r.usage, Reason: why}
+	return Outcome{Stop: stop, Steps: r.step, Text: text, Usage: r.usage, Costs: r.costs, Reason: why}
 }
 
 // tidy leaves the history as the run found it when the model's side of the
@@ -427,15 +433,6 @@ func (a *Agent) request() *llm.Request {
 	}
 }
 
-// seen notes the model that answered.
-func (a *Agent) seen(model string) {
-	if model != "" {
-		a.mu.Lock()
-		a.model = model
-		a.mu.Unlock()
-	}
-}
-
 // lastModel is the model that answered last, else the configured one. The
 // caller holds a.mu.
 func (a *Agent) lastModel() string {
@@ -443,12 +440,6 @@ func (a *Agent) lastModel() string {
 		return a.model
 	}
 	return a.cfg.Model
-}
-
-func (a *Agent) addUsage(u llm.Usage) {
-	a.mu.Lock()
-	a.usage = a.usage.Add(u)
-	a.mu.Unlock()
 }
 
 func reason(err error) string {

@@ -43,6 +43,8 @@ type Session struct {
 	History []llm.Message `json:"history"`
 	// Usage is the tokens (and their cost) of every run of the session.
 	Usage llm.Usage `json:"usage"`
+	// Costs breaks Usage down by model and by tool.
+	Costs Costs `json:"costs,omitzero"`
 	// Checkpoints are what [Options.Checkpoints] recorded before the Write
 	// calls still in the history, oldest first: [Agent.Rewind] restores
 	// them.
@@ -59,7 +61,7 @@ type SessionInfo struct {
 	Messages int // the length of the history
 }
 
-// Save copies the agent's conversation into s: history, usage, checkpoints,
+// Save copies the agent's conversation into s: history, usage and costs, checkpoints,
 // the model that answered last, and, when s has no title, one made from the
 // first question. It leaves s's ID and times alone: [Store.Save] writes s.
 func (a *Agent) Save(s *Session) {
@@ -67,6 +69,7 @@ func (a *Agent) Save(s *Session) {
 	defer a.mu.Unlock()
 	s.History = copyHistory(a.history)
 	s.Usage = a.usage
+	s.Costs = a.costs.clone()
 	s.Checkpoints = slices.Clone(a.checkpoints)
 	if m := a.lastModel(); m != "" {
 		s.Model = m
@@ -76,8 +79,8 @@ func (a *Agent) Save(s *Session) {
 	}
 }
 
-// Load replaces the agent's conversation with s's: history, usage and
-// checkpoints. It returns an error, changing nothing, when the history
+// Load replaces the agent's conversation with s's: history, usage, costs
+// and checkpoints. It returns an error, changing nothing, when the history
 // could not be sent (see [Agent.SetHistory]) or a checkpoint names a
 // message that is not a reply; [ErrBusy] during a Run.
 func (a *Agent) Load(s *Session) error {
@@ -97,6 +100,7 @@ func (a *Agent) Load(s *Session) error {
 	defer a.mu.Unlock()
 	a.history = copyHistory(s.History)
 	a.usage = s.Usage
+	a.costs = s.Costs.clone()
 	a.checkpoints = slices.Clone(s.Checkpoints)
 	a.model = s.Model
 	return nil

@@ -56,6 +56,9 @@ func TestASavedSessionLoadsIntoANewAgentThatGoesOn(t *testing.T) {
 	if got.Title != "What is the capital of France?" {
 		t.Errorf("title = %q, want the first line of the first question", got.Title)
 	}
+	if len(got.Costs.Models) != 1 {
+		t.Errorf("costs by model = %+v, want the one model", got.Costs.Models)
+	}
 	if got.Model == "" {
 		t.Error("the session does not name the model that answered")
 	}

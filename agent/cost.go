@@ -1,0 +1,102 @@
+package agent
+
+import (
+	"maps"
+
+	"github.com/bridle-dev/bridle/llm"
+)
+
+// Costs breaks the usage of a run, or of an agent, down by model and by
+// tool. Every reply is priced from [Options.Models], then the table of
+// package llm ([llm.LookupModel]); tokens of a model with no known price
+// are counted as unpriced, never as free (see [llm.Cost]).
+type Costs struct {
+	// Models is the usage and cost of each model that answered, by the id
+	// the provider gave (compaction summaries included).
+	Models map[string]llm.Usage `json:"models,omitempty"`
+	// Tools is the cost of the replies that called each tool, by the name
+	// the model uses; a reply that made several calls is split evenly
+	// between them. Replies that called no tool are in no entry.
+	Tools map[string]llm.Cost `json:"tools,omitempty"`
+	// Servers is Tools summed by MCP server, for tools of a connected
+	// server.
+	Servers map[string]llm.Cost `json:"servers,omitempty"`
+}
+
+// Costs returns the breakdown of the usage of every run of the agent; its
+// total is [Agent.Usage].
+func (a *Agent) Costs() Costs {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.costs.clone()
+}
+
+func (c Costs) clone() Costs {
+	return Costs{Models: maps.Clone(c.Models), Tools: maps.Clone(c.Tools), Servers: maps.Clone(c.Servers)}
+}
+
+// add counts usage u of model, spent on a reply that made the given calls.
+func (c *Costs) add(model string, u llm.Usage, calls []*entry) {
+	if c.Models == nil {
+		c.Models = map[string]llm.Usage{}
+	}
+	c.Models[model] = c.Models[model].Add(u)
+	if len(calls) == 0 {
+		return
+	}
+	share := llm.Cost{USD: u.Cost.USD / float64(len(calls))}
+	// Unpriced tokens are split too, the remainder to the first call.
+	share.Unpriced = u.Cost.Unpriced / len(calls)
+	for i, e := range calls {
+		s := share
+		if i == 0 {
+			s.Unpriced += u.Cost.Unpriced % len(calls)
+		}
+		if c.Tools == nil {
+			c.Tools = map[string]llm.Cost{}
+		}
+		c.Tools[e.t.Name] = c.Tools[e.t.Name].Add(s)
+		if e.server != "" {
+			if c.Servers == nil {
+				c.Servers = map[string]llm.Cost{}
+			}
+			c.Servers[e.server] = c.Servers[e.server].Add(s)
+		}
+	}
+}
+
+// price fills in the cost of a reply's usage and returns the model it is
+// counted under.
+func (a *Agent) price(resp *llm.Response) string {
+	model := resp.Model
+	if model == "" {
+		a.mu.Lock()
+		model = a.lastModel()
+		a.mu.Unlock()
+	}
+	resp.Usage.Cost = a.cfg.Models.Cost(model, resp.Usage)
+	return model
+}
+
+// account counts a reply's usage, priced, in the run and in the agent. A
+// call of an unknown tool is counted under its name.
+func (r *run) account(resp *llm.Response, calls []llm.Part) {
+	a := r.a
+	model := a.price(resp)
+	es := make([]*entry, len(calls))
+	for i, p := range calls {
+		if es[i] = a.lookup(p.Name); es[i] == nil {
+			es[i] = &entry{}
+			es[i].t.Name = p.Name
+		}
+	}
+	r.usage = r.usage.Add(resp.Usage)
+	r.costs.add(model, resp.Usage, es)
+	a.mu.Lock()
+	a.usage = a.usage.Add(resp.Usage)
+	a.costs.add(model, resp.Usage, es)
+	if resp.Model != "" {
+		a.model = resp.Model
+	}
+	a.mu.Unlock()
+}
