@@ -83,6 +83,17 @@ type Options struct {
 	// with the error's message and no text). The history keeps the text it
 	// returned; a blocked text is removed from the history.
 	CheckOutput func(ctx context.Context, text string) (string, error)
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// one Models or the table of package llm gives for the model, else
+	// [DefaultContextWindow].
+	ContextWindow int
+	// NoCompact turns off compaction before a step that would not fit the
+	// context window; [Agent.Compact] still works.
+	NoCompact bool
+	// SummaryPrompt replaces [DefaultSummaryPrompt], the instruction that
+	// asks the model for the summary a compaction puts in place of older
+	// turns.
+	SummaryPrompt string
 	// Models tells what the program knows of models, by id: prices,
 	// context windows and output limits that add to or override the table
 	// of package llm ([llm.LookupModel]). Nil means the table alone.
@@ -110,6 +121,9 @@ const (
 	StopRefused Stop = "refused"
 	// StopCancelled: the context ended the run.
 	StopCancelled Stop = "cancelled"
+	// StopContextFull: the conversation no longer fits the model's context
+	// window and compaction could not make it fit; see Reason.
+	StopContextFull Stop = "context_full"
 )
 
 // Outcome is how a run ended.
@@ -157,6 +171,8 @@ type Agent struct {
 	costs       Costs
 	checkpoints []Checkpoint // of the Write calls in the history, oldest first
 	model       string       // the model that answered last
+	gauge       gauge        // the last request's size and tokens
+	guessed     bool         // the context window was not known and was logged
 }
 
 // New returns an agent that talks to the model through client; nil opts
@@ -227,6 +243,7 @@ type run struct {
 	step  int
 	usage llm.Usage
 	costs Costs
+	sent  int // the size of the last request, for the gauge
 	mark  mark
 	last  int  // index in the history of this run's last assistant message, or -1
 	held  bool // the final reply's text event waits for CheckOutput
@@ -260,6 +277,9 @@ func (r *run) do(ctx context.Context, text string) (Outcome, error) {
 
 	for {
 		r.step++
+		if out, stop := r.makeRoom(ctx); stop {
+			return out, nil
+		}
 		resp, partial, err := r.ask(ctx)
 		if err != nil {
 			if partial != "" {
@@ -375,6 +395,7 @@ func (r *run) tidy() {
 func (r *run) ask(ctx context.Context) (*llm.Response, string, error) {
 	a := r.a
 	req := a.request()
+	r.sent = a.measure(req)
 	if a.cfg.NoStream {
 		resp, err := a.client.Send(ctx, req)
 		if err != nil {

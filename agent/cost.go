@@ -78,10 +78,18 @@ func (a *Agent) price(resp *llm.Response) string {
 	return model
 }
 
-// account counts a reply's usage, priced, in the run and in the agent. A
-// call of an unknown tool is counted under its name.
+// account counts a reply's usage, priced, in the run and in the agent, and
+// relates the request's size to its tokens.
 func (r *run) account(resp *llm.Response, calls []llm.Part) {
-	a := r.a
+	model, es := r.a.account(resp, calls)
+	r.a.calibrate(r.sent, resp.Usage)
+	r.usage = r.usage.Add(resp.Usage)
+	r.costs.add(model, resp.Usage, es)
+}
+
+// account counts a reply's usage, priced, in the agent. A call of an
+// unknown tool is counted under its name.
+func (a *Agent) account(resp *llm.Response, calls []llm.Part) (string, []*entry) {
 	model := a.price(resp)
 	es := make([]*entry, len(calls))
 	for i, p := range calls {
@@ -90,8 +98,6 @@ func (r *run) account(resp *llm.Response, calls []llm.Part) {
 			es[i].t.Name = p.Name
 		}
 	}
-	r.usage = r.usage.Add(resp.Usage)
-	r.costs.add(model, resp.Usage, es)
 	a.mu.Lock()
 	a.usage = a.usage.Add(resp.Usage)
 	a.costs.add(model, resp.Usage, es)
@@ -99,4 +105,5 @@ func (r *run) account(resp *llm.Response, calls []llm.Part) {
 		a.model = resp.Model
 	}
 	a.mu.Unlock()
+	return model, es
 }

@@ -39,7 +39,8 @@ func TestARunSaysWhatItCostPerModelAndPerTool(t *testing.T) {
 	}
 	defer sess.Close()
 
-	a := agent.New(client, nil)
+	// The usage reported is large: compaction would start.
+	a := agent.New(client, &agent.Options{NoCompact: true})
 	a.Add(trivialTool("local"))
 	if err := a.Connect(t.Context(), "words", sess); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func (a *Agent) SetHistory(h []llm.Message) error {
 	defer a.mu.Unlock()
 	a.history = copyHistory(h)
 	a.checkpoints = nil
+	a.gauge = gauge{}
 	return nil
 }
 

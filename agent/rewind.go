@@ -146,6 +146,7 @@ func (a *Agent) Rewind(ctx context.Context, n int) (string, error) {
 	}
 	clear(a.checkpoints[keep:])
 	a.checkpoints = a.checkpoints[:keep]
+	a.gauge = gauge{}
 	return question, nil
 }
 

@@ -46,7 +46,8 @@ func writes(r *llmtest.Request) llmtest.Reply {
 	if len(r.LastToolResults()) > 0 {
 		return llmtest.Reply{Text: "ok"}
 	}
-	f := strings.Fields(r.LastMessage().Text())
+	parts := r.LastMessage().Parts
+	f := strings.Fields(parts[len(parts)-1].Text)
 	return llmtest.Reply{Calls: []llmtest.Call{{Name: "write", Args: `{"path":"` + f[1] + `","text":"` + f[2] + `"}`}}}
 }
 

@@ -103,6 +103,7 @@ func (a *Agent) Load(s *Session) error {
 	a.costs = s.Costs.clone()
 	a.checkpoints = slices.Clone(s.Checkpoints)
 	a.model = s.Model
+	a.gauge = gauge{}
 	return nil
 }
 
