@@ -169,10 +169,11 @@ type Agent struct {
 	always  map[string]bool
 
 	costs       Costs
-	checkpoints []Checkpoint // of the Write calls in the history, oldest first
-	model       string       // the model that answered last
-	gauge       gauge        // the last request's size and tokens
-	guessed     bool         // the context window was not known and was logged
+	checkpoints []Checkpoint             // of the Write calls in the history, oldest first
+	model       string                   // the model that answered last
+	gauge       gauge                    // the last request's size and tokens
+	guessed     bool                     // the context window was not known and was logged
+	infos       map[string]llm.ModelInfo // by model id, looked up once
 }
 
 // New returns an agent that talks to the model through client; nil opts
@@ -244,6 +245,7 @@ type run struct {
 	usage llm.Usage
 	costs Costs
 	sent  int // the size of the last request, for the gauge
+	sized int // the size of the next request, when makeRoom measured it
 	mark  mark
 	last  int  // index in the history of this run's last assistant message, or -1
 	held  bool // the final reply's text event waits for CheckOutput
@@ -395,7 +397,7 @@ func (r *run) tidy() {
 func (r *run) ask(ctx context.Context) (*llm.Response, string, error) {
 	a := r.a
 	req := a.request()
-	r.sent = a.measure(req)
+	r.sent = r.measure(req)
 	if a.cfg.NoStream {
 		resp, err := a.client.Send(ctx, req)
 		if err != nil {

@@ -84,7 +84,7 @@ func (a *Agent) Compact(ctx context.Context) (Compaction, error) {
 // take of it, leaving room for the reply. The caller holds a.mu.
 func (a *Agent) room() (window, usable int) {
 	model := a.lastModel()
-	info, _ := a.cfg.Models.Lookup(model)
+	info := a.info(model)
 	window = a.cfg.ContextWindow
 	if window <= 0 {
 		window = info.Context
@@ -114,11 +114,18 @@ func (a *Agent) room() (window, usable int) {
 // estimate returns the tokens the next request would take. The caller
 // holds a.mu.
 func (a *Agent) estimate() int {
+	t, _ := a.estimateSize()
+	return t
+}
+
+// estimateSize returns the estimate and the size in bytes of the next
+// request. The caller holds a.mu.
+func (a *Agent) estimateSize() (tokens, bytes int) {
 	b := a.sizeOf(a.history)
 	if a.gauge.tokens > 0 && b >= a.gauge.bytes {
-		return a.gauge.tokens + a.tokensFor(b-a.gauge.bytes)
+		return a.gauge.tokens + a.tokensFor(b-a.gauge.bytes), b
 	}
-	return a.tokensFor(b)
+	return a.tokensFor(b), b
 }
 
 // tokensFor estimates the tokens of b bytes: at the rate the provider
@@ -153,12 +160,18 @@ func messageSize(m llm.Message) int {
 	return n
 }
 
-// measure notes the size of a request about to be sent; calibrate relates
-// it to the tokens the provider counted.
-func (a *Agent) measure(req *llm.Request) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.sizeOf(req.Messages)
+// measure returns the size of a request about to be sent, unless makeRoom
+// measured the same history just before; calibrate relates it to the
+// tokens the provider counted.
+func (r *run) measure(req *llm.Request) int {
+	if r.sized > 0 {
+		n := r.sized
+		r.sized = 0
+		return n
+	}
+	r.a.mu.Lock()
+	defer r.a.mu.Unlock()
+	return r.a.sizeOf(req.Messages)
 }
 
 func (a *Agent) calibrate(bytes int, u llm.Usage) {
@@ -178,10 +191,11 @@ func (r *run) makeRoom(ctx context.Context) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	a.mu.Lock()
-	est := a.estimate()
+	est, size := a.estimateSize()
 	window, usable := a.room()
 	a.mu.Unlock()
 	if est <= usable*9/10 {
+		r.sized = size // the request ask is about to send
 		return Outcome{}, false
 	}
 	c, err := a.compact(ctx, r)

@@ -74,8 +74,29 @@ func (a *Agent) price(resp *llm.Response) string {
 		model = a.lastModel()
 		a.mu.Unlock()
 	}
-	resp.Usage.Cost = a.cfg.Models.Cost(model, resp.Usage)
+	a.mu.Lock()
+	info := a.info(model)
+	a.mu.Unlock()
+	if info.Price != nil {
+		resp.Usage.Cost = info.Price.Cost(resp.Usage)
+	} else {
+		resp.Usage.Cost = llm.Cost{Unpriced: resp.Usage.Input + resp.Usage.Output}
+	}
 	return model
+}
+
+// info returns what is known of a model, looked up once. The caller holds
+// a.mu.
+func (a *Agent) info(model string) llm.ModelInfo {
+	if m, ok := a.infos[model]; ok {
+		return m
+	}
+	m, _ := a.cfg.Models.Lookup(model)
+	if a.infos == nil {
+		a.infos = map[string]llm.ModelInfo{}
+	}
+	a.infos[model] = m
+	return m
 }
 
 // account counts a reply's usage, priced, in the run and in the agent, and
