@@ -100,7 +100,23 @@ func TestALongSessionCompactsAndKeepsGoing(t *testing.T) {
 			}
 
 			var previous string
-			for i, r := range srv.Requests() {
+			reqs := srv.Requests()
+			for i, r := range reqs {
+				// A summary request reuses the cached prefix of the step
+				// before: same system prompt and tools, the same messages
+				// up to the one the instruction joins.
+				if isSummaryRequest(r) && i > 0 {
+					prev := reqs[i-1]
+					if r.System != prev.System || strings.Join(r.Tools, ",") != strings.Join(prev.Tools, ",") {
+						t.Errorf("request %d: the summary request changes the system prompt or the tools", i)
+					}
+					for j := range len(r.Messages) - 1 {
+						if !samePrefix(r.Messages[j], prev.Messages[j]) {
+							t.Errorf("request %d: message %d differs from the step before's", i, j)
+							break
+						}
+					}
+				}
 				if got := tokens(r); got > 8000-1000 {
 					t.Errorf("request %d carried %d tokens, more than the window leaves", i, got)
 				}
@@ -142,6 +158,12 @@ func TestALongSessionCompactsAndKeepsGoing(t *testing.T) {
 			}
 		})
 	}
+}
+
+func samePrefix(x, y llm.Message) bool {
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
 }
 
 func TestRepeatedCompactionsDoNotGrowTheSummary(t *testing.T) {
