@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -138,18 +139,40 @@ func (a *Agent) tokensFor(b int) int {
 	return (b + bytesPerToken - 1) / bytesPerToken
 }
 
-// sizeOf returns the bytes a request with history h would carry, near
-// enough: the system prompt, the tools and the content of every part. The
-// caller holds a.mu.
+// sizeOf returns the bytes of a request with history h that the model
+// reads, near enough: the system prompt, the tools and the content of every
+// part from the latest reply that holds a provider's compaction block on
+// (the provider drops what comes before it). The caller holds a.mu.
 func (a *Agent) sizeOf(h []llm.Message) int {
 	n := len(a.system)
 	for _, s := range a.specs {
 		n += len(s.Name) + len(s.Description) + len(s.Schema) + 16
 	}
-	for _, m := range h {
-		n += messageSize(m)
+	for i := len(h) - 1; i >= 0; i-- {
+		n += messageSize(h[i])
+		if h[i].Role == llm.Assistant && compacted(h[i]) {
+			break
+		}
 	}
 	return n
+}
+
+// compacted reports whether a reply holds a compaction block of the
+// provider's: Claude, with server-side compaction on, summarises the
+// conversation itself, and reads nothing before that block.
+func compacted(m llm.Message) bool {
+	for _, p := range m.Parts {
+		if p.Type != llm.PartProvider {
+			continue
+		}
+		var block struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(p.Raw, &block) == nil && block.Type == "compaction" {
+			return true
+		}
+	}
+	return false
 }
 
 func messageSize(m llm.Message) int {

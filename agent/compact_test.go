@@ -375,3 +375,50 @@ func TestCancellingDuringACompactionStopsTheRunAndKeepsTheHistory(t *testing.T) 
 		t.Errorf("the history after a cancelled compaction: %v", err)
 	}
 }
+
+func TestAProvidersCompactionIsKeptAndNotSummarisedOnTop(t *testing.T) {
+	block := json.RawMessage(`{"type":"compaction","content":"The user asked for two pages; the first was read."}`)
+	srv := llmtest.NewServer(func(r *llmtest.Request) llmtest.Reply {
+		u := llm.Usage{Input: tokens(r), Output: 20}
+		calls := 0
+		for _, m := range r.Messages {
+			calls += len(m.ToolCalls())
+		}
+		switch calls {
+		case 0:
+			return llmtest.Reply{Calls: []llmtest.Call{{Name: "page", Args: `{"kb":50}`}}, Usage: u}
+		case 1:
+			// The provider compacted the request of about 14,000 tokens:
+			// its reply starts with the compaction block. The next
+			// request would pass the agent's threshold, were the part
+			// before the block still read.
+			return llmtest.Reply{Parts: []llm.Part{llm.Provider("", block), llm.Text("Reading on."), llm.ToolCall("c2", "page", json.RawMessage(`{"kb":20}`))}, Usage: u}
+		}
+		return llmtest.Reply{Text: "finished", Usage: u}
+	})
+	defer srv.Close()
+	a := agent.New(newClient(t, srv, llm.Anthropic), &agent.Options{ContextWindow: 20000, MaxTokens: 1000,
+		System: strings.Repeat("Read carefully. ", 256)})
+	a.Add(tool.New("page", "reads kb kilobytes", tool.Read, func(ctx context.Context, in struct {
+		KB int `json:"kb"`
+	}) (string, error) {
+		return strings.Repeat("x", in.KB<<10), nil
+	}))
+	out, err := a.Run(t.Context(), "read the pages")
+	if err != nil || out.Stop != agent.StopDone {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	reqs := srv.Requests()
+	for i, r := range reqs {
+		if isSummaryRequest(r) {
+			t.Fatalf("request %d summarises on top of the provider's compaction", i)
+		}
+	}
+	if len(reqs) != 3 || !strings.Contains(string(reqs[2].Body), `"type":"compaction"`) {
+		t.Errorf("the compaction block did not go back: %d requests", len(reqs))
+	}
+	h := a.History()
+	if len(h) < 4 || h[3].Parts[0].Type != llm.PartProvider {
+		t.Errorf("the history does not keep the compaction block")
+	}
+}
