@@ -48,13 +48,9 @@ func Result[T any](ctx context.Context, a *Agent, question string) (T, Outcome, 
 		return zero, out, fmt.Errorf("agent: asking the model for the result: %w", err)
 	}
 	out.Steps++
-	model := a.price(resp)
+	model, _ := a.account(resp, nil)
 	out.Usage = out.Usage.Add(resp.Usage)
 	out.Costs.add(model, resp.Usage, nil)
-	a.mu.Lock()
-	a.usage = a.usage.Add(resp.Usage)
-	a.costs.add(model, resp.Usage, nil)
-	a.mu.Unlock()
 	out.Text = resp.Text()
 
 	// Only the answer's text joins the history: a tool call here would be
