@@ -273,15 +273,17 @@ func (a *Agent) compact(ctx context.Context, r *run) (Compaction, error) {
 	} else {
 		msgs = append(msgs, llm.UserText(prompt))
 	}
-	// The same model, system prompt and tools as the steps before: the
-	// provider's cache of that prefix serves the summary request too.
+	// The same model, system prompt, tools and thinking as the steps
+	// before: the provider's cache of that prefix serves the summary
+	// request too, and thinking blocks in the history are read as usual.
 	req := &llm.Request{
-		Model:      a.cfg.Model,
-		System:     system,
-		Messages:   msgs,
-		Tools:      specs,
-		ToolChoice: llm.ToolChoice{Mode: llm.ToolNone},
-		MaxTokens:  words * 2,
+		Model:          a.cfg.Model,
+		System:         system,
+		Messages:       msgs,
+		Tools:          specs,
+		ToolChoice:     llm.ToolChoice{Mode: llm.ToolNone},
+		MaxTokens:      words * 2,
+		ThinkingBudget: a.cfg.ThinkingBudget,
 	}
 	resp, err := a.client.Send(ctx, req)
 	if err != nil {

@@ -84,6 +84,9 @@ func (a *Agent) Save(s *Session) {
 // could not be sent (see [Agent.SetHistory]) or a checkpoint names a
 // message that is not a reply; [ErrBusy] during a Run.
 func (a *Agent) Load(s *Session) error {
+	if s == nil {
+		return errors.New("agent: load: the session is nil")
+	}
 	if err := validate(s.History); err != nil {
 		return fmt.Errorf("agent: session %q: %w", s.ID, err)
 	}
