@@ -63,9 +63,10 @@ type Options struct {
 	// Approver is asked about calls the autonomy does not let run on their
 	// own; nil declines them all.
 	Approver Approver
-	// OnEvent receives progress as it happens, on the goroutine that called
-	// Run; nil means none. It may call [Agent.History] and [Agent.Usage] but
-	// not Run.
+	// OnEvent receives progress as it happens, one event at a time: on the
+	// goroutine that called Run, or, while Read calls run at once, on theirs.
+	// Nil means none. It may call [Agent.History] and [Agent.Usage] but not
+	// Run. A sub-agent's events come here too, with Agent and Depth set.
 	OnEvent func(Event)
 	// Logger receives steps and tool calls at Debug; nil means none.
 	Logger *slog.Logger
@@ -75,7 +76,9 @@ type Options struct {
 	CheckInput func(ctx context.Context, text string) error
 	// CheckCall, when set, sees each tool call that passed its schema,
 	// before autonomy and approval. An error refuses the call: it does not
-	// run, and the model reads "refused: " and the error's message.
+	// run, and the model reads "refused: " and the error's message. It also
+	// sees the calls of sub-agents ([Call.Agent] names them), from several
+	// goroutines when sub-agents run at once.
 	CheckCall func(ctx context.Context, c Call) error
 	// CheckOutput, when set, sees the final text of a run before Run returns
 	// it. It passes the text (returns it unchanged), replaces it (returns
@@ -83,6 +86,16 @@ type Options struct {
 	// with the error's message and no text). The history keeps the text it
 	// returned; a blocked text is removed from the history.
 	CheckOutput func(ctx context.Context, text string) (string, error)
+	// Name names the agent in traces; empty means none. A sub-agent's is
+	// its [SubAgent.Name].
+	Name string
+	// MaxParallel bounds the Read calls of one reply that run at once; 0
+	// means [DefaultMaxParallel], 1 runs every call one at a time.
+	MaxParallel int
+	// MaxDepth bounds the nesting of sub-agents ([AsTool]): a sub-agent of
+	// the agent runs at depth 1, its own at depth 2; a call that would go
+	// deeper fails. 0 means [DefaultMaxDepth].
+	MaxDepth int
 	// ContextWindow is the model's context window in tokens; 0 means the
 	// one Models or the table of package llm gives for the model, else
 	// [DefaultContextWindow].
@@ -234,7 +247,8 @@ func (a *Agent) Run(ctx context.Context, text string) (Outcome, error) {
 	}
 	defer a.running.Unlock()
 	r := &run{a: a, max: a.cfg.MaxSteps}
-	return r.do(ctx, text)
+	r.top()
+	return r.traced(ctx, text)
 }
 
 // run is the state of one Run.
@@ -249,11 +263,15 @@ type run struct {
 	mark  mark
 	last  int  // index in the history of this run's last assistant message, or -1
 	held  bool // the final reply's text event waits for CheckOutput
+	family
 }
 
 func (r *run) emit(e Event) {
-	if f := r.a.cfg.OnEvent; f != nil {
-		e.Step = r.step
+	root := r.root
+	if f := root.a.cfg.OnEvent; f != nil {
+		e.Step, e.Agent, e.Depth = r.step, r.path, r.depth
+		root.evmu.Lock()
+		defer root.evmu.Unlock()
 		f(e)
 	}
 }
@@ -275,7 +293,10 @@ func (r *run) do(ctx context.Context, text string) (Outcome, error) {
 	}
 	r.mark = m
 	defer r.tidy()
-	ctx = llm.WithRetryObserver(ctx, func(rt llm.Retry) { r.emit(Event{Type: EventRetrying, Retry: rt}) })
+	if r.root == r {
+		// A sub-agent's model shares its parent's observer.
+		ctx = llm.WithRetryObserver(ctx, func(rt llm.Retry) { r.emit(Event{Type: EventRetrying, Retry: rt}) })
+	}
 
 	for {
 		r.step++

@@ -74,6 +74,9 @@ type Call struct {
 	Args json.RawMessage
 	// Risk is the tool's risk.
 	Risk tool.Risk
+	// Agent names the sub-agent making the call ([Event.Agent]); empty for
+	// the agent's own calls.
+	Agent string
 }
 
 // Decision is a person's answer to an approval request. The zero value is
@@ -106,6 +109,7 @@ func (d Decision) String() string {
 
 // Approver asks a person whether a call may run. It is called from
 // [Agent.Run], one call at a time, and should return [No] when ctx is done.
+// It also hears the calls of sub-agents, with [Call.Agent] naming them.
 type Approver func(ctx context.Context, c Call) Decision
 
 // allows reports whether autonomy a lets a call of risk r run on its own

@@ -78,7 +78,8 @@ func TestCancelledMidToolAnswersEveryCall(t *testing.T) {
 			llmtest.Reply{Text: "Working.", Calls: []llmtest.Call{{Name: "slow"}, {Name: "t"}}},
 			llmtest.Reply{Text: "Carrying on."},
 		)
-		a, srv := start(t, s, script, &Options{})
+		// One at a time: the second call waits for the first, and so never runs.
+		a, srv := start(t, s, script, &Options{MaxParallel: 1})
 		a.Add(slow, counter("t", tool.Read, &ran))
 		out, err := a.Run(ctx, "work")
 		if err != nil {

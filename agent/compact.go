@@ -294,8 +294,7 @@ func (a *Agent) compact(ctx context.Context, r *run) (Compaction, error) {
 	}
 	model, _ := a.account(resp, nil)
 	if r != nil {
-		r.usage = r.usage.Add(resp.Usage)
-		r.costs.add(model, resp.Usage, nil)
+		r.spend(model, resp.Usage, nil)
 	}
 	summary := strings.TrimSpace(resp.Text())
 	if summary == "" {

@@ -104,8 +104,51 @@ func (a *Agent) info(model string) llm.ModelInfo {
 func (r *run) account(resp *llm.Response, calls []llm.Part) {
 	model, es := r.a.account(resp, calls)
 	r.a.calibrate(r.sent, resp.Usage)
-	r.usage = r.usage.Add(resp.Usage)
-	r.costs.add(model, resp.Usage, es)
+	r.spend(model, resp.Usage, es)
+}
+
+// spend counts usage u of model in the run.
+func (r *run) spend(model string, u llm.Usage, calls []*entry) {
+	r.umu.Lock()
+	r.usage = r.usage.Add(u)
+	r.costs.add(model, u, calls)
+	r.umu.Unlock()
+}
+
+// addSub counts the run of sub-agent name in the run and the agent: its
+// usage by model, and its whole cost under the tool that started it.
+// Sub-agents running at once add theirs concurrently.
+func (r *run) addSub(name string, out Outcome) {
+	r.umu.Lock()
+	r.usage = r.usage.Add(out.Usage)
+	r.costs.merge(name, out)
+	r.umu.Unlock()
+	a := r.a
+	a.mu.Lock()
+	a.usage = a.usage.Add(out.Usage)
+	a.costs.merge(name, out)
+	a.mu.Unlock()
+}
+
+// merge adds a sub-agent's outcome: its models' usage, its servers' costs,
+// and its total cost under the tool name that started it.
+func (c *Costs) merge(name string, out Outcome) {
+	for m, u := range out.Costs.Models {
+		if c.Models == nil {
+			c.Models = map[string]llm.Usage{}
+		}
+		c.Models[m] = c.Models[m].Add(u)
+	}
+	for s, v := range out.Costs.Servers {
+		if c.Servers == nil {
+			c.Servers = map[string]llm.Cost{}
+		}
+		c.Servers[s] = c.Servers[s].Add(v)
+	}
+	if c.Tools == nil {
+		c.Tools = map[string]llm.Cost{}
+	}
+	c.Tools[name] = c.Tools[name].Add(out.Usage.Cost)
 }
 
 // account counts a reply's usage, priced, in the agent. A call of an

@@ -105,3 +105,33 @@ func trivialTool(name string) tool.Tool {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestASubAgentsCostCountsUnderItsTool(t *testing.T) {
+	// The parent calls the sub-agent once; the sub-agent answers at once.
+	parent := llmtest.NewServer(llmtest.Replies(
+		llmtest.Reply{Calls: []llmtest.Call{{Name: "research", Args: `{"task":"look"}`}}, Usage: llm.Usage{Input: 1_000_000}},
+		llmtest.Reply{Text: "done", Usage: llm.Usage{Input: 1_000_000}},
+	))
+	defer parent.Close()
+	child := llmtest.NewServer(llmtest.Replies(llmtest.Reply{Text: "found it", Usage: llm.Usage{Output: 1_000_000}}))
+	defer child.Close()
+	models := llm.Models{"test-model": {Price: &llm.Price{Input: 1, Output: 10}}}
+	research := agent.AsTool(agent.SubAgent{Name: "research", Description: "looks things up",
+		Client: newClient(t, child, llm.OpenAI), Options: &agent.Options{Models: models}})
+	a := agent.New(newClient(t, parent, llm.Anthropic), &agent.Options{Models: models, Autonomy: agent.Auto, NoCompact: true})
+	a.Add(research)
+	out, err := a.Run(t.Context(), "go")
+	if err != nil || out.Text != "done" {
+		t.Fatalf("Run = %+v, %v", out, err)
+	}
+	// $1 and $1 for the parent's two replies, $10 for the sub-agent's.
+	if !near(out.Usage.Cost.USD, 12) {
+		t.Errorf("run cost %v, want $12", out.Usage.Cost)
+	}
+	if got := out.Costs.Tools["research"].USD; !near(got, 1+10) {
+		t.Errorf("research cost %v, want the reply that called it and the sub-agent's run: $11", got)
+	}
+	if got := a.Costs().Models["test-model"]; got.Output != 1_000_000 || !near(got.Cost.USD, 12) {
+		t.Errorf("per model %+v, want the sub-agent's tokens counted too", got)
+	}
+}

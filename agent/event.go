@@ -76,6 +76,16 @@ type Event struct {
 	Usage llm.Usage
 	// Compaction describes the compaction of EventCompacted.
 	Compaction Compaction
-	// Step is the step number within the run, from 1, on every event.
+	// Step is the step number within the run, from 1, on every event; a
+	// sub-agent's events count the sub-agent's steps.
 	Step int
+	// Agent names the sub-agent the event comes from ("research", or
+	// "research/search" when nested); empty for the agent's own events.
+	Agent string
+	// Depth is the sub-agent's depth: 0 for the agent's own events, 1 for a
+	// sub-agent's, 2 for a sub-agent's sub-agent's.
+	Depth int
+	// Batch, on EventCalling and EventReturned, is nonzero when the call ran
+	// at the same time as others: calls with the same Batch ran together.
+	Batch int
 }

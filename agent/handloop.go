@@ -59,7 +59,7 @@ func CallTool(ctx context.Context, tools []tool.Tool, call llm.Part) llm.Part {
 	if err := t.Validate(call.Args); err != nil {
 		return llm.ToolResult(call.ID, err.Error(), true)
 	}
-	out, failed := runTool(ctx, t, call, DefaultMaxOutput)
+	out, failed, _ := runTool(ctx, t, call, DefaultMaxOutput)
 	return llm.ToolResult(call.ID, out, failed)
 }
 
@@ -71,16 +71,17 @@ func unknownTool(name string, names []string) string {
 	return fmt.Sprintf("unknown tool %q: the tools are: %s", name, strings.Join(names, ", "))
 }
 
-// runTool runs a call that may run and returns what the model reads and
-// whether the call failed.
-func runTool(ctx context.Context, t tool.Tool, call llm.Part, max int) (string, bool) {
+// runTool runs a call that may run and returns what the model reads,
+// whether the call failed, and if so how: cancelled, tool_error or
+// output_truncated.
+func runTool(ctx context.Context, t tool.Tool, call llm.Part, max int) (out string, failed bool, kind string) {
 	out, err := t.Call(ctx, call.Args)
-	failed := err != nil
+	failed = err != nil
 	switch {
 	case err != nil && ctx.Err() != nil:
-		out = "cancelled: the user stopped the run while this call was running (" + err.Error() + ")"
+		out, kind = "cancelled: the user stopped the run while this call was running ("+err.Error()+")", "cancelled"
 	case err != nil:
-		out = err.Error()
+		out, kind = err.Error(), "tool_error"
 		if out == "" {
 			out = "the tool failed without saying why"
 		}
@@ -89,6 +90,9 @@ func runTool(ctx context.Context, t tool.Tool, call llm.Part, max int) (string, 
 	}
 	if len(out) > max {
 		out, failed = truncate(out, max), true
+		if kind == "" {
+			kind = "output_truncated"
+		}
 	}
-	return out, failed
+	return out, failed, kind
 }

@@ -180,7 +180,11 @@ func TestSafetyRailsAreFailedCallsTheModelReads(t *testing.T) {
 			t.Fatalf("the results are not one turn:\n%s", dump(req.Messages))
 		}
 		calls := req.Messages[1].ToolCalls()
-		returned := ev.of(EventReturned)
+		// Read calls run at once and return in any order.
+		returned := map[string]Event{}
+		for _, e := range ev.of(EventReturned) {
+			returned[e.Call.ID] = e
+		}
 		for i, w := range want {
 			if res[i].ID != calls[i].ID {
 				t.Errorf("result %d answers %s, want %s", i, res[i].ID, calls[i].ID)
@@ -192,8 +196,8 @@ func TestSafetyRailsAreFailedCallsTheModelReads(t *testing.T) {
 				t.Errorf("result %d failed = %v", i, res[i].IsError)
 			}
 			// OpenAI has no error flag: the client marks failures in the text.
-			if returned[i].Failed != w.failed || returned[i].Output != strings.TrimPrefix(res[i].Text, "Error: ") {
-				t.Errorf("event %d = %+v", i, returned[i])
+			if e := returned[calls[i].ID]; e.Failed != w.failed || e.Output != strings.TrimPrefix(res[i].Text, "Error: ") {
+				t.Errorf("event of call %d = %+v", i, e)
 			}
 		}
 		if !strings.HasPrefix(strings.TrimPrefix(res[7].Text, "Error: "), strings.Repeat("x", 100)+"\n") {

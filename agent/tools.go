@@ -80,60 +80,74 @@ func (a *Agent) names() []string {
 	return names
 }
 
-// runCalls answers the calls of one reply, in order, one at a time. Once ctx
-// ends, the calls left are answered as cancelled without running.
-func (r *run) runCalls(ctx context.Context, calls []llm.Part) []llm.Part {
-	results := make([]llm.Part, len(calls))
-	for i, p := range calls {
-		var out string
-		var failed bool
-		if ctx.Err() != nil {
-			out, failed = "cancelled: the user stopped the run before this call ran", true
-			r.emit(Event{Type: EventDeclined, Call: r.a.describe(p), Why: out})
-		} else {
-			out, failed = r.call(ctx, p)
-		}
-		results[i] = llm.ToolResult(p.ID, out, failed)
-	}
-	return results
-}
-
 // call decides about one call and runs it if it may run. It returns what
 // the model reads and whether the call failed (or did not run).
 func (r *run) call(ctx context.Context, p llm.Part) (string, bool) {
-	a := r.a
-	e := a.lookup(p.Name)
-	if e == nil {
-		out := unknownTool(p.Name, a.names())
-		r.emit(Event{Type: EventReturned, Call: Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: tool.Exec}, Output: out, Failed: true})
+	ctx, span := r.startTool(ctx, p)
+	defer span.End()
+	e, c, out, ok := r.admit(ctx, p)
+	if !ok {
 		return out, true
 	}
-	c := Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: e.t.Risk}
-	if err := e.t.Validate(p.Args); err != nil {
-		out := err.Error()
-		r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: true})
-		return out, true
-	}
-	if why := r.decide(ctx, c); why != "" {
-		a.log.Debug("agent: call declined", "tool", c.Name, "risk", c.Risk, "why", why)
-		r.emit(Event{Type: EventDeclined, Call: c, Why: why})
-		return why, true
-	}
-
+	// Write calls come here, never to a batch: their checkpoint is taken
+	// just before they run.
 	done, why := r.checkpoint(ctx, c)
 	if why != "" {
+		toolFailed(ctx, "declined", why)
 		r.emit(Event{Type: EventDeclined, Call: c, Why: why})
 		return why, true
 	}
 	r.emit(Event{Type: EventCalling, Call: c})
-	out, failed := runTool(ctx, e.t, p, a.cfg.MaxOutput)
+	out, failed := r.invoke(ctx, e, c, p)
 	done()
+	r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: failed})
+	return out, failed
+}
+
+// admit finds the tool of a call, checks its arguments and decides whether
+// it may run. When it may not, it says so to OnEvent and returns what the
+// model reads, and ok false.
+func (r *run) admit(ctx context.Context, p llm.Part) (e *entry, c Call, out string, ok bool) {
+	a := r.a
+	e = a.lookup(p.Name)
+	if e == nil {
+		out := unknownTool(p.Name, a.names())
+		c := Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: tool.Exec, Agent: r.path}
+		toolFailed(ctx, "unknown_tool", out)
+		r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: true})
+		return nil, c, out, false
+	}
+	c = Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: e.t.Risk, Agent: r.path}
+	toolRisk(ctx, c.Risk)
+	if err := e.t.Validate(p.Args); err != nil {
+		out := err.Error()
+		toolFailed(ctx, "invalid_arguments", out)
+		r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: true})
+		return e, c, out, false
+	}
+	if why := r.decide(ctx, c); why != "" {
+		a.log.Debug("agent: call declined", "tool", c.Name, "risk", c.Risk, "why", why)
+		toolFailed(ctx, "declined", why)
+		r.emit(Event{Type: EventDeclined, Call: c, Why: why})
+		return e, c, why, false
+	}
+	return e, c, "", true
+}
+
+// invoke runs a call that may run and returns what the model reads and
+// whether the call failed. It sends no events: its callers do.
+func (r *run) invoke(ctx context.Context, e *entry, c Call, p llm.Part) (string, bool) {
+	a := r.a
+	out, failed, kind := runTool(ctx, e.t, p, a.cfg.MaxOutput)
+	if failed {
+		toolFailed(ctx, kind, out)
+	}
+	toolOutput(ctx, out)
 	if e.server != "" {
 		a.log.Debug("agent: call", "tool", c.Name, "server", e.server, "server_tool", e.real, "risk", c.Risk, "failed", failed)
 	} else {
 		a.log.Debug("agent: call", "tool", c.Name, "risk", c.Risk, "failed", failed)
 	}
-	r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: failed})
 	return out, failed
 }
 
@@ -143,26 +157,32 @@ func (r *run) decide(ctx context.Context, c Call) string {
 	a := r.a
 	if check := a.cfg.CheckCall; check != nil {
 		if err := check(ctx, c); err != nil {
+			toolDecision(ctx, "refused")
 			return "refused: " + reason(err)
 		}
 	}
 	run, ask := a.cfg.Autonomy.allows(c.Risk)
 	if run {
+		toolDecision(ctx, "auto")
 		return ""
 	}
 	if !ask {
+		toolDecision(ctx, "refused")
 		return fmt.Sprintf("The user did not allow this call: the agent is read-only and %s can %s. Continue without it, or tell the user what you would have done.", c.Name, verb(c.Risk))
 	}
 	a.mu.Lock()
 	always := a.always[c.Name]
 	a.mu.Unlock()
 	if always {
+		toolDecision(ctx, "always")
 		return ""
 	}
 	if a.cfg.Approver == nil {
+		toolDecision(ctx, "no_approver")
 		return fmt.Sprintf("The user did not allow this call: %s can %s, which needs the user's approval, and there is no one to ask. Continue without it, or tell the user what you would have done.", c.Name, verb(c.Risk))
 	}
 	d := a.cfg.Approver(ctx, c)
+	toolDecision(ctx, d.String())
 	if ctx.Err() != nil {
 		return "cancelled: the user stopped the run before this call ran"
 	}

@@ -30,6 +30,7 @@ func (t *transport) report(ctx context.Context, r Retry) {
 	if fn, ok := ctx.Value(observerKey{}).(func(Retry)); ok {
 		fn(r)
 	}
+	traceRetry(ctx, r)
 	t.log.InfoContext(ctx, "llm retry", "attempt", r.Attempt, "wait", r.Wait,
 		"reason", r.Reason, "err", r.Err)
 }

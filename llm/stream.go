@@ -56,12 +56,13 @@ func decodeStream(r io.Reader, d streamDecoder, emit func(Event) bool) (*Respons
 }
 
 // send asks for a whole reply.
-func (t *transport) send(ctx context.Context, req *Request) (*Response, error) {
+func (t *transport) send(ctx context.Context, req *Request) (out *Response, err error) {
 	c, err := t.prepare(req, false)
 	if err != nil {
 		return nil, err
 	}
-	var out *Response
+	ctx, span := t.startChat(ctx, req, c)
+	defer func() { endChat(span, out, err) }()
 	err = t.run(ctx, c, func(resp *http.Response) error {
 		data, err := io.ReadAll(resp.Body)
 		if err != nil {
@@ -85,6 +86,8 @@ func (t *transport) stream(ctx context.Context, req *Request) iter.Seq2[Event, e
 			yield(Event{}, err)
 			return
 		}
+		ctx, span := t.startChat(ctx, req, c)
+		var done *Response
 		emit := func(ev Event) bool {
 			switch {
 			case !outputAsTool(req, ev.Part):
@@ -95,13 +98,19 @@ func (t *transport) stream(ctx context.Context, req *Request) iter.Seq2[Event, e
 			}
 			if ev.Type == EventDone {
 				unwrapOutput(req, ev.Response)
+				done = ev.Response
 			}
 			return yield(ev, nil)
 		}
 		err = t.run(ctx, c, func(resp *http.Response) error {
 			return t.consumeStream(resp, emit)
 		})
-		if err != nil && err != errStopped {
+		if err == errStopped {
+			endChat(span, done, nil)
+			return
+		}
+		endChat(span, done, err)
+		if err != nil {
 			yield(Event{}, err)
 		}
 	}

@@ -103,7 +103,9 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if len(args) > 0 {
 		params.Arguments = args
 	}
+	ctx, span := s.startCallSpan(ctx, params)
 	res, err := s.cs.CallTool(ctx, params)
+	endCallSpan(span, err, err == nil && res.IsError)
 	if err != nil {
 		return "", s.fail(fmt.Sprintf("calling tool %q", name), err)
 	}

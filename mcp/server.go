@@ -170,7 +170,9 @@ func (s *Server) addedTool(name string) (tool.Tool, bool) {
 // send one as a JSON-RPC error, which a model never sees.
 func (s *Server) toolHandler(t tool.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		ctx, span := startServerSpan(ctx, req)
 		out, err := t.Call(ctx, req.Params.Arguments)
+		endServerSpan(span, err)
 		if err != nil {
 			s.logger.Debug("tool call failed", "tool", t.Name, "error", err)
 			return textResult(err.Error(), true), nil

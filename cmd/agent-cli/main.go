@@ -27,6 +27,7 @@ import (
 	"syscall"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/otelsetup"
 )
 
 func main() {
@@ -207,6 +208,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, version())
 		return nil
 	}
+	defer otelsetup.Start(ctx, "agent-cli", stderr)()
 
 	interactive := isTerminal(stdin) && isTerminal(stderr)
 	question := strings.TrimSpace(strings.Join(o.args, " "))

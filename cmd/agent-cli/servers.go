@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/otelsetup"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
@@ -53,7 +54,7 @@ func findGotools(getenv func(string) string) (path, from string, err error) {
 func connectGotools(ctx context.Context, path, dir string) (*mcp.Session, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
-	return mcp.ConnectCommand(ctx, "gotools", mcp.Command{Path: path, Args: []string{"--root", dir}, Dir: dir}, &mcp.ClientOptions{Hints: mcp.HintsTrusted})
+	return mcp.ConnectCommand(ctx, "gotools", mcp.Command{Path: path, Args: []string{"--root", dir}, Dir: dir, Env: otelsetup.Env()}, &mcp.ClientOptions{Hints: mcp.HintsTrusted})
 }
 
 // connectServers connects gotools-mcp, the servers of --mcp-config, and

@@ -32,6 +32,7 @@ import (
 	"syscall"
 
 	bridle "github.com/bridle-dev/bridle"
+	"github.com/bridle-dev/bridle/internal/otelsetup"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
@@ -98,6 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		*root = wd
 	}
+	defer otelsetup.Start(ctx, "gotools-mcp", stderr)()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s, err := newServer(*root, logger)
 	if err != nil {

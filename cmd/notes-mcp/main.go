@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/bridle-dev/bridle/internal/otelsetup"
 )
 
 func main() {
@@ -59,5 +61,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintf(stdout, "notes-mcp %s\n", version())
 		return err
 	}
+	defer otelsetup.Start(ctx, "notes-mcp", stderr)()
 	return serve(ctx, cfg, stdin, stdout, stderr)
 }
