@@ -55,14 +55,22 @@ func (w *workdir) readFile(_ context.Context, in readFileArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Look before opening: opening a named pipe waits for a writer.
+	fi, err := w.root.Stat(rel)
+	if err != nil {
+		return "", fileError(rel, err)
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("%s is a folder: use list_files to see what it holds", rel)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file (a named pipe, socket or device): read_file reads only regular files", rel)
+	}
 	f, err := w.root.Open(rel)
 	if err != nil {
 		return "", fileError(rel, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return "", fmt.Errorf("%s is a folder: use list_files to see what it holds", rel)
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
 	if err != nil {
 		return "", fileError(rel, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/bridle-dev/bridle/tool"
@@ -47,6 +48,14 @@ func (g *gotools) doc(ctx context.Context, in docIn) (string, error) {
 			dir = filepath.Dir(abs)
 		}
 	}
+	// go doc takes folders as well as import paths, so each word is
+	// checked like a path from a model: go_doc runs without asking.
+	if err := g.checkDocArg(args[0], dir); err != nil {
+		return "", err
+	}
+	if len(args) == 2 && !symbolPath.MatchString(args[1]) {
+		return "", fmt.Errorf("symbol %q: %q is not a Go identifier or Type.Method: give the package first and then a name in it, like encoding/json Decoder.Decode", in.Symbol, args[1])
+	}
 	p := place{dir: dir, base: g.ws.root}
 	r, err := runGo(ctx, dir, goEnv(), nil, append([]string{"doc"}, args...)...)
 	if err != nil {
@@ -66,4 +75,46 @@ func (g *gotools) doc(ctx context.Context, in docIn) (string, error) {
 		return "", fmt.Errorf("go doc %s: %s", strings.Join(args, " "), msg)
 	}
 	return r.stdout, nil
+}
+
+var (
+	// symbolPath is a Go identifier, or Type.Method, Type.Field.
+	symbolPath = regexp.MustCompile(`^\pL[\pL\pN_]*(?:\.\pL[\pL\pN_]*)?$|^_[\pL\pN_]+(?:\.\pL[\pL\pN_]*)?$`)
+	// importPathSymbol is an import path ("net/http",
+	// "github.com/google/uuid") or a name, with at most two ".Name"s
+	// after it; the go command checks the rest.
+	importPathSymbol = regexp.MustCompile(`^[\pL\pN_~-][\pL\pN_~.-]*(?:/[\pL\pN_~-][\pL\pN_~.-]*)*$`)
+)
+
+// checkDocArg refuses a word of go_doc's symbol that go doc would take as
+// a folder outside the root: an absolute path, or one that climbs out
+// with "..". A folder inside (".", "./sub") is checked like any path.
+func (g *gotools) checkDocArg(arg, dir string) error {
+	outside := fmt.Errorf("symbol %q names a folder outside the project root: give a package's import path (net/http, or one of the module's), a symbol (json.Decoder, http.Client.Do), or set path to a folder of the project and give \".\" or a name in it", arg)
+	switch {
+	case filepath.IsAbs(arg) || strings.HasPrefix(arg, "/") || strings.HasPrefix(arg, `\`) || strings.HasPrefix(arg, "~") || strings.Contains(arg, ":"):
+		return outside
+	case arg == "..":
+		return outside
+	case arg == ".":
+		return nil
+	}
+	for _, part := range strings.FieldsFunc(arg, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if part == ".." || strings.HasPrefix(part, "..") {
+			return outside
+		}
+	}
+	if rel, ok := strings.CutPrefix(arg, "./"); ok {
+		// A folder below dir, perhaps followed by .Name: it must stay
+		// inside the root, symlinks included.
+		folder, _, _ := strings.Cut(rel, ".")
+		if _, err := g.ws.locate(filepath.Join(dir, folder)); err != nil {
+			return outside
+		}
+		return nil
+	}
+	if !importPathSymbol.MatchString(arg) || strings.Contains(arg, "//") {
+		return fmt.Errorf("symbol %q is not a package or a Go name: give an import path (net/http), a symbol (json.Decoder, http.Client.Do), or both as two words (encoding/json Decoder.Decode)", arg)
+	}
+	return nil
 }

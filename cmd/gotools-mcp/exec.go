@@ -13,6 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bridle-dev/bridle/internal/childenv"
+	"github.com/bridle-dev/bridle/sandbox"
 )
 
 // command is one subprocess: the go command or a program built from the
@@ -33,6 +36,11 @@ type command struct {
 	// maxOutput stops the run when both streams together pass it; 0 means
 	// no limit.
 	maxOutput int64
+	// confine, when set, runs the command inside this sandbox.
+	confine *sandbox.Policy
+	// reaper, when set, kills whatever the command started, even what left
+	// its process group, when it ends.
+	reaper *sandbox.Reaper
 }
 
 // outcome is how a command ended.
@@ -69,6 +77,11 @@ func execute(ctx context.Context, c command) (outcome, error) {
 	cmd := exec.CommandContext(runCtx, c.path, c.args...)
 	cmd.Dir = c.dir
 	cmd.Env = c.env
+	if c.confine != nil {
+		if err := sandbox.Confine(cmd, *c.confine); err != nil {
+			return outcome{}, err
+		}
+	}
 	ownGroup(cmd)
 	// A program past its limit gets no gentler end than its group killed:
 	// it is either stuck or ignoring us, and its children go with it.
@@ -103,13 +116,19 @@ func execute(ctx context.Context, c command) (outcome, error) {
 		cmd.Stdin = inR
 	}
 
-	err = cmd.Start()
+	start, end := cmd.Start, func() {}
+	if c.reaper != nil {
+		run := c.reaper.NewRun()
+		start, end = func() error { return run.Start(cmd) }, run.End
+	}
+	err = start()
 	outW.Close()
 	errW.Close()
 	if inR != nil {
 		inR.Close()
 	}
 	if err != nil {
+		end()
 		outR.Close()
 		errR.Close()
 		if inW != nil {
@@ -159,7 +178,10 @@ func execute(ctx context.Context, c command) (outcome, error) {
 	}
 
 	cmd.Wait()
-	// The leader is gone; whatever it started is not.
+	// The leader is gone; whatever it started is not. The reaper kills
+	// what was handed to it (left behind, or even out of the group) and
+	// reaps it; then the group goes, for what the reaper cannot see.
+	end()
 	killGroup(pid)
 
 	done := make(chan struct{})
@@ -293,14 +315,16 @@ func callTimeout(seconds int) (time.Duration, error) {
 	return time.Duration(seconds) * time.Second, nil
 }
 
-// goEnv is the environment of every go command the server runs: the
-// server's own, with the toolchain pinned to the installed one and the
-// network off, so a module missing from the cache fails at once and says so
+// goEnv is the environment of every go command the server runs, and of the
+// programs they build: the allow-listed variables of the server's own (no
+// keys), with the toolchain pinned to the installed one and the network
+// off, so a module missing from the cache fails at once and says so
 // instead of downloading.
 func goEnv(extra ...string) []string {
 	set := append([]string{"GOTOOLCHAIN=local", "GOPROXY=off"}, extra...)
-	env := make([]string, 0, len(os.Environ())+len(set))
-	for _, kv := range os.Environ() {
+	base := childenv.Filter(os.Environ(), childenv.Go...)
+	env := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
 		if !slices.ContainsFunc(set, func(s string) bool { return sameKey(s, kv) }) {
 			env = append(env, kv)
 		}

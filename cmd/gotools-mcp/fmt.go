@@ -143,12 +143,19 @@ func goFiles(ctx context.Context, dir string) ([]string, error) {
 	return files, err
 }
 
-var errTooBig = errors.New("larger than 4 MiB; not formatted")
+var (
+	errTooBig     = errors.New("larger than 4 MiB; not formatted")
+	errNotRegular = errors.New("not a regular file (a named pipe, socket or device); not read")
+)
 
 func readSource(path string) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		// Opening a named pipe would wait for a writer for ever.
+		return nil, errNotRegular
 	}
 	if info.Size() > maxFmtFileSize {
 		return nil, errTooBig

@@ -8,9 +8,14 @@
 // folder the server started in by default, and cannot leave it. The resource
 // bridle://llms.txt holds Bridle's llms.txt.
 //
+// go_run and go_test run the program a model wrote inside a sandbox
+// (bubblewrap, on Linux) when one is installed: no network, only the root
+// writable. --sandbox on refuses to run code without it, --sandbox off
+// never uses it.
+//
 // Usage:
 //
-//	gotools-mcp [--root DIR]
+//	gotools-mcp [--root DIR] [--sandbox auto|on|off]
 //
 // With Claude Code:
 //
@@ -34,6 +39,7 @@ import (
 	bridle "github.com/bridle-dev/bridle"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/sandbox"
 )
 
 //go:embed instructions.md
@@ -57,10 +63,12 @@ func main() {
 const usage = `gotools-mcp serves the Go toolchain over MCP on stdin and stdout.
 
 Usage:
-  gotools-mcp [--root DIR]
+  gotools-mcp [--root DIR] [--sandbox auto|on|off]
 
 Tools: go_check, go_run, go_test, go_doc, go_fmt. Resource: bridle://llms.txt.
-Paths the model passes are relative to the root and cannot leave it.
+Paths the model passes are relative to the root and cannot leave it. The
+programs go_run and go_test run are confined with bubblewrap (bwrap) when it
+is installed: no network, only the root writable, home folders hidden.
 
 Flags:
 `
@@ -72,6 +80,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.SetOutput(io.Discard)
 	root := fs.String("root", "", "the project folder the tools may read and run (default: the current folder)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	box := fs.String("sandbox", "auto", "confine the programs go_run and go_test run: auto (when bwrap works here), on (refuse to run code without it) or off")
 	printUsage := func(w io.Writer) {
 		fmt.Fprint(w, usage)
 		fs.SetOutput(w)
@@ -92,6 +101,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "gotools-mcp", version())
 		return nil
 	}
+	mode, err := sandbox.ParseMode(*box)
+	if err != nil {
+		return fmt.Errorf("--sandbox: %v (see gotools-mcp --help)", err)
+	}
 	if *root == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -101,20 +114,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	defer otelsetup.Start(ctx, "gotools-mcp", stderr)()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := newServer(*root, logger)
+	conf := newConfinement(mode)
+	s, err := newServer(*root, conf, logger)
 	if err != nil {
 		return err
+	}
+	if w := conf.warning(); w != "" {
+		fmt.Fprintln(stderr, "gotools-mcp:", w)
 	}
 	return s.Run(ctx, stdin, stdout)
 }
 
-// newServer builds the MCP server for the project at root.
-func newServer(root string, logger *slog.Logger) (*mcp.Server, error) {
+// newServer builds the MCP server for the project at root, whose programs
+// run confined as box says.
+func newServer(root string, box *confinement, logger *slog.Logger) (*mcp.Server, error) {
 	ws, err := newWorkspace(root)
 	if err != nil {
 		return nil, err
 	}
-	g := newGotools(ws)
+	g := newGotools(ws, box)
 	s := mcp.NewServer("gotools", version(), &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       logger,
@@ -132,15 +150,16 @@ func newServer(root string, logger *slog.Logger) (*mcp.Server, error) {
 	return s, nil
 }
 
-// gotools holds what the tools share: the workspace, and the installed go
-// version, read once when first needed.
+// gotools holds what the tools share: the workspace, the sandbox, and the
+// installed go version, read once when first needed.
 type gotools struct {
 	ws        workspace
+	box       *confinement
 	goVersion func() (string, error)
 }
 
-func newGotools(ws workspace) *gotools {
-	return &gotools{ws: ws, goVersion: sync.OnceValues(installedGoVersion)}
+func newGotools(ws workspace, box *confinement) *gotools {
+	return &gotools{ws: ws, box: box, goVersion: sync.OnceValues(installedGoVersion)}
 }
 
 // version is the module version the binary was built from, or "devel".

@@ -13,6 +13,7 @@ import (
 
 	bridle "github.com/bridle-dev/bridle"
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/sandbox"
 )
 
 // TestMain lets the test binary stand in for gotools-mcp in the
@@ -40,7 +41,7 @@ func testdataRoot(t *testing.T) string {
 
 func newTestServer(t *testing.T, root string) *mcp.Server {
 	t.Helper()
-	s, err := newServer(root, nil)
+	s, err := newServer(root, newConfinement(sandbox.Auto), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,5 +338,17 @@ func TestOverStdio(t *testing.T) {
 	}
 	if text != bridle.LLMsTxt() {
 		t.Error("bridle://llms.txt over stdio differs from the embedded llms.txt")
+	}
+}
+
+// needSandbox skips a test where the sandbox does not work, unless
+// BRIDLE_REQUIRE_SANDBOX=1 makes that a failure.
+func needSandbox(t *testing.T) {
+	t.Helper()
+	if err := sandbox.Check(); err != nil {
+		if os.Getenv("BRIDLE_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("BRIDLE_REQUIRE_SANDBOX=1 and %v", err)
+		}
+		t.Skip(err)
 	}
 }

@@ -22,7 +22,7 @@ type runIn struct {
 
 const runDescription = `Build and run a Go main package, like go run.
 Give path (the package's folder or a file in it) or code (a whole Go file with package main).
-Answers the exit code, stdout and stderr. The program is stopped, with everything it started, at the time limit (timeout_seconds, default 30, at most 120) or when it writes more than 16 MiB; each stream shows at most its first 24 KiB and last 8 KiB. If the build fails, the answer is the compiler's diagnostics.`
+Answers whether the program ran in the sandbox, its exit code, stdout and stderr. In the sandbox it has no network and may write only inside the project root (or the code's temporary module) and a private /tmp. The program is stopped, with everything it started, at the time limit (timeout_seconds, default 30, at most 120) or when it writes more than 16 MiB; each stream shows at most its first 24 KiB and last 8 KiB. If the build fails, the answer is the compiler's diagnostics.`
 
 func (g *gotools) runTool() tool.Tool {
 	return tool.New("go_run", runDescription, tool.Exec, g.run)
@@ -61,15 +61,30 @@ func (g *gotools) run(ctx context.Context, in runIn) (string, error) {
 		return "", fmt.Errorf("%s is not a main package%s: go_run runs package main (with func main); use go_test for tests", p.what, packageOf(filepath.Join(p.dir, p.pkg)))
 	}
 
+	root, where := g.ws.root, "the project root"
+	if p.code {
+		root, where = p.dir, "the code's temporary module"
+	}
+	var readOnly []string
+	if !within(root, p.dir) {
+		readOnly = append(readOnly, p.dir) // a module whose go.mod is above the root
+	}
+	policy, err := g.box.policy("go_run", root, readOnly...)
+	if err != nil {
+		return "", err
+	}
 	var stdout, stderr capture
 	c := command{
 		dir:       p.dir,
 		path:      exe,
 		args:      in.Args,
+		env:       p.env,
 		timeout:   timeout,
 		stdout:    &stdout,
 		stderr:    &stderr,
 		maxOutput: maxOutput,
+		confine:   policy,
+		reaper:    g.box.reaper,
 	}
 	if in.Stdin != "" {
 		c.stdin = &in.Stdin
@@ -93,7 +108,7 @@ func (g *gotools) run(ctx context.Context, in runIn) (string, error) {
 	}
 	section(&sb, "stdout", &stdout)
 	section(&sb, "stderr", &stderr)
-	return p.scrub(sb.String()), nil
+	return p.scrub(sb.String()) + "\n" + g.box.status(policy, where) + "\n", nil
 }
 
 // section writes one output stream under a heading.

@@ -62,13 +62,13 @@ func TestRun(t *testing.T) {
 	s := newTestServer(t, testdataRoot(t))
 	runCases(t, s, "go_run", []toolCase{
 		{"a main package runs with its arguments", map[string]any{"path": "clean", "args": []string{"Ada", "Bob"}},
-			expect{exactly: "exit code: 0\n\nstdout:\nhello, Ada\nhello, Bob\n\nstderr: (empty)\n"}},
+			expect{prefix: "exit code: 0\n\nstdout:\nhello, Ada\nhello, Bob\n\nstderr: (empty)\n\nsandbox: "}},
 		{"a file means its package", map[string]any{"path": "clean/main.go", "args": []string{"Ada"}},
 			expect{has: []string{"hello, Ada"}}},
 		{"a program using a module from the cache runs", map[string]any{"path": "withdep"},
 			expect{has: []string{"exit code: 0", `["x","y"]`}}},
 		{"code runs", map[string]any{"code": "package main\n\nfunc main() { println(\"hi\") }\n"},
-			expect{exactly: "exit code: 0\n\nstdout: (empty)\n\nstderr:\nhi\n"}},
+			expect{prefix: "exit code: 0\n\nstdout: (empty)\n\nstderr:\nhi\n\nsandbox: "}},
 		{"the exit code and stderr of a failing program are reported", map[string]any{"code": fails},
 			expect{has: []string{"exit code: 3", "stderr:\nsomething went wrong\n"}}},
 		{"stdin is given to the program", map[string]any{"code": readsStdin, "stdin": "abc"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/sandbox"
 	"github.com/bridle-dev/bridle/tool"
 )
 
@@ -19,6 +20,7 @@ type testIn struct {
 }
 
 const testDescription = `Run go test on the package at path, or on every package in and below a folder, and summarise: how many tests passed, failed and were skipped, the output of each failed test, build failures with file:line:col diagnostics, and the result per package.
+The answer says whether the tests ran in the sandbox (no network; writes only inside the project root and a private /tmp).
 A test binary that runs longer than timeout_seconds (default 30, at most 120) is stopped and the tests still running are reported with their output.`
 
 func (g *gotools) testTool() tool.Tool {
@@ -46,6 +48,34 @@ func (g *gotools) test(ctx context.Context, in testIn) (string, error) {
 	if in.Run != "" {
 		args = append(args, "-run="+in.Run)
 	}
+	// The test binaries are built in a folder of the call's own, which the
+	// sandbox lets them read; go test runs each through bwrap (-exec), so
+	// the compiler runs as the server does and only the tests are confined.
+	work, cleanup, err := tempDir("gotools-mcp-test-")
+	if err != nil {
+		return "", fmt.Errorf("cannot make a folder for the test binaries: %v", err)
+	}
+	defer cleanup()
+	env := append(p.env[:len(p.env):len(p.env)], "GOTMPDIR="+work)
+	readOnly := []string{work}
+	if !within(g.ws.root, p.dir) {
+		readOnly = append(readOnly, p.dir)
+	}
+	policy, err := g.box.policy("go_test", g.ws.root, readOnly...)
+	if err != nil {
+		return "", err
+	}
+	if policy != nil {
+		wrap, err := sandbox.Wrapper(*policy)
+		if err != nil {
+			return "", fmt.Errorf("cannot confine the tests: %v", err)
+		}
+		prefix, err := quoteArgs(wrap)
+		if err != nil {
+			return "", fmt.Errorf("cannot confine the tests: %v", err)
+		}
+		args = append(args, "-exec="+prefix)
+	}
 	pattern := p.packages
 	if strings.HasSuffix(in.Path, ".go") {
 		pattern = p.pkg
@@ -55,10 +85,11 @@ func (g *gotools) test(ctx context.Context, in testIn) (string, error) {
 	results := newTestRun()
 	var stderr capture
 	c := command{
-		dir:  p.dir,
-		path: "go",
-		args: args,
-		env:  p.env,
+		dir:    p.dir,
+		path:   "go",
+		args:   args,
+		env:    env,
+		reaper: g.box.reaper,
 		// The test binary stops itself at timeout; building it gets more.
 		timeout:   timeout + goTimeout/2,
 		stdout:    results,
@@ -80,7 +111,7 @@ func (g *gotools) test(ctx context.Context, in testIn) (string, error) {
 	if e := strings.TrimSpace(p.show(stderr.String())); e != "" {
 		out += "\ngo test said:\n" + e + "\n"
 	}
-	return out, nil
+	return out + "\n" + g.box.status(policy, "the project root") + "\n", nil
 }
 
 // testEvent is one line of go test -json (test2json, and the build

@@ -9,16 +9,24 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// defaultSessionTimeout is how long an HTTP session may stay idle before
+// it is closed, unless --session-timeout says otherwise.
+const defaultSessionTimeout = 30 * time.Minute
 
 // config is what the command line and the environment ask for.
 type config struct {
-	dir     string // the notes folder, absolute
-	http    bool   // serve Streamable HTTP rather than stdio
-	addr    string // host:port to listen on, with http
-	token   string // bearer token HTTP clients must send, or ""
-	help    bool
-	version bool
+	dir   string // the notes folder, absolute
+	http  bool   // serve Streamable HTTP rather than stdio
+	addr  string // host:port to listen on, with http
+	token string // bearer token HTTP clients must send, or ""
+	// sessionTimeout closes an HTTP session idle that long; negative
+	// means never.
+	sessionTimeout time.Duration
+	help           bool
+	version        bool
 }
 
 // usageError is a mistake on the command line.
@@ -40,6 +48,7 @@ func parseArgs(args []string, getenv func(string) string) (config, error) {
 	dir := fl.String("dir", "", "")
 	port := fl.String("http", "", "")
 	host := fl.String("addr", "127.0.0.1", "")
+	sessionTimeout := fl.Duration("session-timeout", defaultSessionTimeout, "")
 	fl.BoolVar(&cfg.version, "version", false, "")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -54,11 +63,13 @@ func parseArgs(args []string, getenv func(string) string) (config, error) {
 	if cfg.version {
 		return cfg, nil
 	}
-	addrSet := false
-	fl.Visit(func(f *flag.Flag) { addrSet = addrSet || f.Name == "addr" })
+	set := map[string]bool{}
+	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *port == "" {
-		if addrSet {
-			return cfg, usagef("--addr only applies with --http PORT")
+		for _, name := range []string{"addr", "session-timeout"} {
+			if set[name] {
+				return cfg, usagef("--%s only applies with --http PORT", name)
+			}
 		}
 	} else {
 		n, err := strconv.Atoi(*port)
@@ -67,6 +78,14 @@ func parseArgs(args []string, getenv func(string) string) (config, error) {
 		}
 		if *host == "" {
 			return cfg, usagef("--addr is empty: give an interface such as 127.0.0.1")
+		}
+		switch {
+		case *sessionTimeout < 0:
+			return cfg, usagef("--session-timeout is %v: give a duration such as 30m, or 0 to keep idle sessions", *sessionTimeout)
+		case *sessionTimeout == 0:
+			cfg.sessionTimeout = -1
+		default:
+			cfg.sessionTimeout = *sessionTimeout
 		}
 		cfg.http = true
 		cfg.addr = net.JoinHostPort(*host, *port)
@@ -104,13 +123,16 @@ const usage = `notes-mcp: an MCP server over a folder of Markdown notes.
 
 Usage:
   notes-mcp [--dir DIR]                            serve over stdin and stdout
-  notes-mcp [--dir DIR] --http PORT [--addr ADDR]  serve Streamable HTTP at http://ADDR:PORT/mcp
+  notes-mcp [--dir DIR] --http PORT [--addr ADDR] [--session-timeout D]
+                                                   serve Streamable HTTP at http://ADDR:PORT/mcp
 
 Flags:
   --dir DIR     the notes folder (default: $NOTES_DIR, else $XDG_DATA_HOME/notes-mcp
                 or ~/.local/share/notes-mcp); created when missing
   --http PORT   serve Streamable HTTP on PORT instead of stdio (0 picks a free port)
   --addr ADDR   the interface to listen on with --http (default 127.0.0.1)
+  --session-timeout D
+                with --http: close a session idle for D (default 30m; 0 never)
   --help        show this help
   --version     print the version
 

@@ -13,24 +13,24 @@ import (
 // keeps it hidden and out of the list of notes: a title cannot have one.
 const tempPrefix = ".notes-mcp-"
 
-// write stores body as the note titled title, atomically: the new text
-// goes to a temporary file in the same folder, is flushed to disk, and is
-// renamed over the old file, so a crash at any moment leaves either the
-// old note or the new one, never a torn file. The caller holds s.mu.
-func (s *store) write(title, body string) (err error) {
-	name := fileName(title)
+// write stores body in the file name of the folder r as the note titled
+// title, atomically: the new text goes to a temporary file in the same
+// folder, is flushed to disk, and is renamed over the old file, so a crash
+// at any moment leaves either the old note or the new one, never a torn
+// file. The caller holds the locks of [store.change].
+func (s *store) write(r *os.Root, name, title, body string) (err error) {
 	perm := fs.FileMode(0o600)
-	if fi, err := s.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
+	if fi, err := r.Lstat(name); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm() // keep what the person chose for an existing note
 	}
-	tmp, f, err := s.createTemp(perm)
+	tmp, f, err := createTemp(r, perm)
 	if err != nil {
 		return fmt.Errorf("cannot write note %q: %w", title, err)
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			s.root.Remove(tmp)
+			r.Remove(tmp)
 		}
 	}()
 	if _, err := f.WriteString(body); err != nil {
@@ -47,17 +47,17 @@ func (s *store) write(title, body string) (err error) {
 			return fmt.Errorf("cannot write note %q: %w", title, err)
 		}
 	}
-	if err := s.root.Rename(tmp, name); err != nil {
+	if err := r.Rename(tmp, name); err != nil {
 		return fmt.Errorf("cannot write note %q: %w", title, err)
 	}
-	return s.syncDir()
+	return syncDir(r)
 }
 
 // createTemp creates a new, empty, uniquely named file in the folder.
-func (s *store) createTemp(perm fs.FileMode) (string, *os.File, error) {
+func createTemp(r *os.Root, perm fs.FileMode) (string, *os.File, error) {
 	for range 100 {
 		name := tempPrefix + rand.Text()[:12] + ".tmp"
-		f, err := s.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -67,7 +67,7 @@ func (s *store) createTemp(perm fs.FileMode) (string, *os.File, error) {
 		// The umask may have narrowed perm; the note keeps its mode.
 		if err := f.Chmod(perm); err != nil && runtime.GOOS != "windows" {
 			f.Close()
-			s.root.Remove(name)
+			r.Remove(name)
 			return "", nil, err
 		}
 		return name, f, nil
@@ -77,11 +77,11 @@ func (s *store) createTemp(perm fs.FileMode) (string, *os.File, error) {
 
 // syncDir flushes the folder itself, so a rename or removal survives a
 // crash. Windows cannot flush a folder; its renames are journaled.
-func (s *store) syncDir() error {
+func syncDir(r *os.Root) error {
 	if runtime.GOOS == "windows" {
 		return nil
 	}
-	d, err := s.root.Open(".")
+	d, err := r.Open(".")
 	if err != nil {
 		return fmt.Errorf("cannot flush the notes folder: %w", err)
 	}

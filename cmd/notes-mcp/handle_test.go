@@ -115,7 +115,8 @@ func (h *handler) fails(name string, args map[string]any, want string) {
 	}
 }
 
-// files returns the names of the files in the notes folder.
+// files returns the names of the files in the notes folder, but for the
+// lock file.
 func (h *handler) files() []string {
 	h.t.Helper()
 	entries, err := os.ReadDir(h.s.dir)
@@ -124,7 +125,9 @@ func (h *handler) files() []string {
 	}
 	var names []string
 	for _, e := range entries {
-		names = append(names, e.Name())
+		if e.Name() != lockName {
+			names = append(names, e.Name())
+		}
 	}
 	return names
 }

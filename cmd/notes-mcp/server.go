@@ -69,9 +69,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		auth = "bearer token from NOTES_MCP_TOKEN"
 	}
 	fmt.Fprintf(stderr, "notes-mcp: serving the notes in %s at http://%s/mcp (%s)\n", cfg.dir, ln.Addr(), auth)
-	return srv.Serve(ctx, ln, &mcp.HTTPOptions{
-		Token:        cfg.token,
-		MaxBodyBytes: maxRequestBytes,
-		Logger:       logger,
-	})
+	return srv.Serve(ctx, ln, httpOptions(cfg, logger))
+}
+
+// httpOptions are the HTTP server's options for cfg.
+func httpOptions(cfg config, logger *slog.Logger) *mcp.HTTPOptions {
+	return &mcp.HTTPOptions{
+		Token:          cfg.token,
+		MaxBodyBytes:   maxRequestBytes,
+		SessionTimeout: cfg.sessionTimeout,
+		Logger:         logger,
+	}
 }

@@ -31,14 +31,18 @@ func (e *noNoteError) Error() string {
 // store keeps notes as Markdown files, one per note, directly inside one
 // folder. Files added, edited or removed by hand are seen at once: nothing
 // is cached. Every change is atomic (a whole file is written beside the old
-// one and renamed over it) and changes are made one at a time, so
-// concurrent calls never lose or interleave a note.
+// one and renamed over it) and changes are made one at a time, in this
+// process and across every process serving the same folder, so concurrent
+// calls never lose or interleave a note.
 type store struct {
 	dir     string
-	root    *os.Root // confines every file operation to dir, symlinks included
 	maxBody int
 
 	mu sync.Mutex // held by every change, from the first read to the rename
+
+	rootMu sync.Mutex
+	root   *os.Root   // confines every file operation to dir, symlinks included
+	old    []*os.Root // folders replaced by a new one at dir, closed by Close
 
 	// beforeRename, when set, runs between writing a note's new file and
 	// renaming it into place; tests use it to fail or crash at that moment.
@@ -59,98 +63,187 @@ func openStore(dir string) (*store, error) {
 }
 
 // Close releases the folder.
-func (s *store) Close() error { return s.root.Close() }
+func (s *store) Close() error {
+	s.rootMu.Lock()
+	defer s.rootMu.Unlock()
+	for _, r := range s.old {
+		r.Close()
+	}
+	s.old = nil
+	return s.root.Close()
+}
+
+// folder returns the open notes folder. When the folder held open is no
+// longer the one at s.dir (it was deleted, and perhaps made again), the
+// path is opened again, so the server keeps working without a restart.
+// Each call asks once, at its start.
+func (s *store) folder() (*os.Root, error) {
+	s.rootMu.Lock()
+	defer s.rootMu.Unlock()
+	want, err := os.Stat(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the notes folder %s does not exist (it was deleted or moved): create it again, or restart notes-mcp to have it created", s.dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the notes folder: %w", err)
+	}
+	if !want.IsDir() {
+		return nil, fmt.Errorf("the notes folder %s is not a folder any more: move the file away, or restart notes-mcp with another --dir", s.dir)
+	}
+	if have, err := s.root.Stat("."); err == nil && os.SameFile(have, want) {
+		return s.root, nil
+	}
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the notes folder: %w", err)
+	}
+	// A call that began before may still be using the old one.
+	s.old = append(s.old, s.root)
+	s.root = root
+	return root, nil
+}
+
+// change runs fn on the folder holding both the in-process mutex and the
+// folder's lock file, which other processes serving the same folder take
+// too: a read-modify-write is never interleaved with another.
+func (s *store) change(fn func(r *os.Root) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.folder()
+	if err != nil {
+		return err
+	}
+	unlock, err := lockFolder(r)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return fn(r)
+}
+
+// entry is a note's file found in the folder.
+type entry struct {
+	title string // in NFC, as titles are compared and shown
+	file  string // the file's name on disk, in whatever form it was saved
+}
 
 // titles returns the title of every note, sorted.
 func (s *store) titles() ([]string, error) {
-	d, err := s.root.Open(".")
+	r, err := s.folder()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := list(r)
+	if err != nil {
+		return nil, err
+	}
+	titles := make([]string, len(entries))
+	for i, e := range entries {
+		titles[i] = e.title
+	}
+	return titles, nil
+}
+
+// list returns every note in the folder, sorted by title.
+func list(r *os.Root) ([]entry, error) {
+	d, err := r.Open(".")
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the notes folder: %w", err)
 	}
 	defer d.Close()
-	entries, err := d.ReadDir(-1)
+	dirents, err := d.ReadDir(-1)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the notes folder: %w", err)
 	}
-	var titles []string
-	for _, e := range entries {
+	var entries []entry
+	for _, e := range dirents {
 		if e.IsDir() {
 			continue
 		}
 		if t, ok := titleOf(e.Name()); ok {
-			titles = append(titles, t)
+			entries = append(entries, entry{title: nfc(t), file: e.Name()})
 		}
 	}
-	sortTitles(titles)
-	return titles, nil
+	slices.SortFunc(entries, func(a, b entry) int { return compareTitles(a.title, b.title) })
+	return entries, nil
 }
 
 // sortTitles sorts titles as a person expects, ignoring case first.
-func sortTitles(titles []string) {
-	slices.SortFunc(titles, func(a, b string) int {
-		if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
+func sortTitles(titles []string) { slices.SortFunc(titles, compareTitles) }
+
+func compareTitles(a, b string) int {
+	if c := strings.Compare(strings.ToLower(a), strings.ToLower(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }
 
-// lookup reports whether a note titled exactly title exists and, if not,
-// the title of a note whose name differs only in case ("" if none).
-func (s *store) lookup(title string) (exists bool, near string, err error) {
-	titles, err := s.titles()
+// find looks up the note titled title, comparing titles after NFC
+// normalisation, so a name saved decomposed (as macOS and sync tools do)
+// matches one typed composed. When there is none, near is the title of a
+// note whose name differs only in case ("" if none).
+func find(r *os.Root, title string) (e entry, found bool, near string, err error) {
+	entries, err := list(r)
 	if err != nil {
-		return false, "", err
+		return entry{}, false, "", err
 	}
-	for _, t := range titles {
-		if t == title {
-			return true, "", nil
-		}
-		if near == "" && strings.EqualFold(t, title) {
-			near = t
+	want := nfc(title)
+	for _, c := range entries {
+		if c.file == fileName(title) {
+			return c, true, "", nil // the exact spelling wins
 		}
 	}
-	return false, near, nil
+	for _, c := range entries {
+		if c.title == want {
+			return c, true, "", nil
+		}
+		if near == "" && strings.EqualFold(c.title, want) {
+			near = c.title
+		}
+	}
+	return entry{}, false, near, nil
 }
 
-// mustExist returns a *noNoteError unless a note titled exactly title
-// exists.
-func (s *store) mustExist(title string) error {
-	exists, near, err := s.lookup(title)
+// mustFind returns the note titled title, or a *noNoteError.
+func mustFind(r *os.Root, title string) (entry, error) {
+	e, found, near, err := find(r, title)
 	switch {
 	case err != nil:
-		return err
-	case !exists:
-		return &noNoteError{title: title, near: near}
+		return entry{}, err
+	case !found:
+		return entry{}, &noNoteError{title: title, near: near}
 	}
-	return nil
+	return e, nil
 }
 
 // mayCreate returns an error unless a note titled title can be created
 // beside the existing ones without clashing on any file system. except is
-// a title the clash check ignores (the note being renamed), or "".
-func (s *store) mayCreate(title, except string) error {
-	titles, err := s.titles()
+// the file of the note being renamed, which the check ignores, or "".
+func mayCreate(r *os.Root, title, except string) error {
+	entries, err := list(r)
 	if err != nil {
 		return err
 	}
-	for _, t := range titles {
-		if t == except {
+	want := nfc(title)
+	exceptTitle := ""
+	for _, e := range entries {
+		if e.file == except {
+			exceptTitle = e.title
 			continue
 		}
-		if t == title {
-			return fmt.Errorf("a note titled %q already exists: choose another title, or delete that note first", t)
+		if e.title == want {
+			return fmt.Errorf("a note titled %q already exists: choose another title, or delete that note first", e.title)
 		}
-		if strings.EqualFold(t, title) {
-			return fmt.Errorf("a note titled %q already exists, and %q differs from it only in case, which many file systems treat as the same name: use %q or choose another title", t, title, t)
+		if strings.EqualFold(e.title, want) {
+			return fmt.Errorf("a note titled %q already exists, and %q differs from it only in case, which many file systems treat as the same name: use %q or choose another title", e.title, title, e.title)
 		}
 	}
-	if strings.EqualFold(title, except) {
+	if except != "" && strings.EqualFold(want, exceptTitle) {
 		return nil
 	}
 	// A file system that ignores case or Unicode normalisation may hold a
 	// file under a spelling that no listed title matches.
-	if _, err := s.root.Lstat(fileName(title)); err == nil {
+	if _, err := r.Lstat(fileName(want)); err == nil {
 		return fmt.Errorf("the notes folder already has a file this file system treats as %q (the same title spelt differently): search_notes lists the titles", title)
 	}
 	return nil
@@ -161,63 +254,108 @@ func (s *store) read(title string) (string, error) {
 	if err := checkTitle(title); err != nil {
 		return "", err
 	}
-	if err := s.mustExist(title); err != nil {
+	r, err := s.folder()
+	if err != nil {
 		return "", err
 	}
-	return s.readFile(title)
+	e, err := mustFind(r, title)
+	if err != nil {
+		return "", err
+	}
+	return s.readFile(r, e)
 }
 
-// readFile reads a note's file, refusing one over the size limit.
-func (s *store) readFile(title string) (string, error) {
-	f, err := s.root.Open(fileName(title))
+// readFile reads a note's file, refusing one over the size limit and
+// anything that is not a regular file: opening a named pipe would wait
+// for a writer forever.
+func (s *store) readFile(r *os.Root, e entry) (string, error) {
+	if err := regular(r, e); err != nil {
+		return "", err
+	}
+	f, err := r.Open(e.file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", &noNoteError{title: title}
+		return "", &noNoteError{title: e.title}
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot read note %q: %w", title, err)
+		return "", fmt.Errorf("cannot read note %q: %w", e.title, err)
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("note %q is not a regular file: open the notes folder to fix it", title)
+		return "", notRegular(e.title, fi.Mode())
 	}
 	b, err := io.ReadAll(io.LimitReader(f, int64(s.maxBody)+1))
 	if err != nil {
-		return "", fmt.Errorf("cannot read note %q: %w", title, err)
+		return "", fmt.Errorf("cannot read note %q: %w", e.title, err)
 	}
 	if len(b) > s.maxBody {
-		return "", fmt.Errorf("note %q is larger than the limit of %s: open it in an editor instead", title, sizeLimit(s.maxBody))
+		return "", fmt.Errorf("note %q is larger than the limit of %s: open it in an editor instead", e.title, sizeLimit(s.maxBody))
 	}
 	return string(b), nil
 }
 
-// search returns the sorted titles of the notes whose title or body
-// contains text, ignoring case; an empty text matches every note. Notes
-// that cannot be read are matched by title only.
-func (s *store) search(ctx context.Context, text string) ([]string, error) {
-	titles, err := s.titles()
-	if err != nil || text == "" {
-		return titles, err
+// regular returns an error unless the note's file, after any symlink
+// inside the folder, is a regular file. It looks without opening.
+func regular(r *os.Root, e entry) error {
+	fi, err := r.Stat(e.file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &noNoteError{title: e.title}
 	}
-	want := strings.ToLower(text)
+	if err != nil {
+		return fmt.Errorf("cannot read note %q: %w", e.title, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return notRegular(e.title, fi.Mode())
+	}
+	return nil
+}
+
+func notRegular(title string, mode fs.FileMode) error {
+	what := "not a regular file"
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		what = "a named pipe, not a regular file"
+	case mode&fs.ModeSocket != 0:
+		what = "a socket, not a regular file"
+	case mode&fs.ModeDevice != 0:
+		what = "a device, not a regular file"
+	case mode.IsDir():
+		what = "a folder, not a regular file"
+	}
+	return fmt.Errorf("note %q is %s: notes-mcp only reads and writes regular files; rename or remove %q in the notes folder", title, what, fileName(title))
+}
+
+// search returns the sorted titles of the notes whose title or body
+// contains text, ignoring case and Unicode normalisation; an empty text
+// matches every note. Notes that cannot be read are matched by title only.
+func (s *store) search(ctx context.Context, text string) ([]string, error) {
+	r, err := s.folder()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := list(r)
+	if err != nil {
+		return nil, err
+	}
+	want := strings.ToLower(nfc(text))
 	var found []string
-	for _, t := range titles {
+	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if strings.Contains(strings.ToLower(t), want) {
-			found = append(found, t)
+		if want == "" || strings.Contains(strings.ToLower(e.title), want) {
+			found = append(found, e.title)
 			continue
 		}
-		body, err := s.readFile(t)
-		if err == nil && strings.Contains(strings.ToLower(body), want) {
-			found = append(found, t)
+		body, err := s.readFile(r, e)
+		if err == nil && strings.Contains(strings.ToLower(nfc(body)), want) {
+			found = append(found, e.title)
 		}
 	}
 	return found, nil
 }
 
-// put creates the note titled title, or replaces the one with exactly that
-// title, and reports whether it created it.
+// put creates the note titled title, or replaces the one with that title,
+// and reports whether it created it. A new note's file name is in NFC.
 func (s *store) put(title, body string) (created bool, err error) {
 	if err := checkTitle(title); err != nil {
 		return false, err
@@ -225,18 +363,23 @@ func (s *store) put(title, body string) (created bool, err error) {
 	if err := s.checkBody(len(body), "body"); err != nil {
 		return false, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exists, _, err := s.lookup(title)
-	if err != nil {
-		return false, err
-	}
-	if !exists {
-		if err := s.mayCreate(title, ""); err != nil {
-			return false, err
+	err = s.change(func(r *os.Root) error {
+		e, found, _, err := find(r, title)
+		if err != nil {
+			return err
 		}
-	}
-	return !exists, s.write(title, body)
+		if found {
+			// Whatever the file was (a link, a named pipe), the new
+			// note is renamed over it without opening it.
+			return s.write(r, e.file, e.title, body)
+		}
+		if err := mayCreate(r, title, ""); err != nil {
+			return err
+		}
+		created = true
+		return s.write(r, fileName(nfc(title)), nfc(title), body)
+	})
+	return created, err
 }
 
 // appendText adds text to the end of the note titled title, on a new line,
@@ -248,23 +391,27 @@ func (s *store) appendText(title, text string) (int, error) {
 	if err := s.checkBody(len(text), "text"); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.mustExist(title); err != nil {
-		return 0, err
-	}
-	body, err := s.readFile(title)
-	if err != nil {
-		return 0, err
-	}
-	if body != "" && !strings.HasSuffix(body, "\n") {
-		body += "\n"
-	}
-	body += text
-	if len(body) > s.maxBody {
-		return 0, fmt.Errorf("note %q would be %d bytes after appending; the limit is %s: start a new note", title, len(body), sizeLimit(s.maxBody))
-	}
-	return len(body), s.write(title, body)
+	var n int
+	err := s.change(func(r *os.Root) error {
+		e, err := mustFind(r, title)
+		if err != nil {
+			return err
+		}
+		body, err := s.readFile(r, e)
+		if err != nil {
+			return err
+		}
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		body += text
+		if len(body) > s.maxBody {
+			return fmt.Errorf("note %q would be %d bytes after appending; the limit is %s: start a new note", e.title, len(body), sizeLimit(s.maxBody))
+		}
+		n = len(body)
+		return s.write(r, e.file, e.title, body)
+	})
+	return n, err
 }
 
 // edit replaces the one occurrence of old in the note titled title by repl.
@@ -275,27 +422,28 @@ func (s *store) edit(title, old, repl string) error {
 	if old == "" {
 		return errors.New("old_text is empty: give the exact text to replace, as read_note shows it")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.mustExist(title); err != nil {
-		return err
-	}
-	body, err := s.readFile(title)
-	if err != nil {
-		return err
-	}
-	switch n := strings.Count(body, old); n {
-	case 0:
-		return fmt.Errorf("note %q does not contain old_text: read the note and copy the text exactly", title)
-	case 1:
-	default:
-		return fmt.Errorf("old_text occurs %d times in note %q: include more of the surrounding text so it occurs once", n, title)
-	}
-	body = strings.Replace(body, old, repl, 1)
-	if len(body) > s.maxBody {
-		return fmt.Errorf("note %q would be %d bytes after the edit; the limit is %s", title, len(body), sizeLimit(s.maxBody))
-	}
-	return s.write(title, body)
+	return s.change(func(r *os.Root) error {
+		e, err := mustFind(r, title)
+		if err != nil {
+			return err
+		}
+		body, err := s.readFile(r, e)
+		if err != nil {
+			return err
+		}
+		switch n := strings.Count(body, old); n {
+		case 0:
+			return fmt.Errorf("note %q does not contain old_text: read the note and copy the text exactly", e.title)
+		case 1:
+		default:
+			return fmt.Errorf("old_text occurs %d times in note %q: include more of the surrounding text so it occurs once", n, e.title)
+		}
+		body = strings.Replace(body, old, repl, 1)
+		if len(body) > s.maxBody {
+			return fmt.Errorf("note %q would be %d bytes after the edit; the limit is %s", e.title, len(body), sizeLimit(s.maxBody))
+		}
+		return s.write(r, e.file, e.title, body)
+	})
 }
 
 // remove deletes the note titled title.
@@ -303,18 +451,19 @@ func (s *store) remove(title string) error {
 	if err := checkTitle(title); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.mustExist(title); err != nil {
-		return err
-	}
-	if err := s.root.Remove(fileName(title)); err != nil {
-		return fmt.Errorf("cannot delete note %q: %w", title, err)
-	}
-	return s.syncDir()
+	return s.change(func(r *os.Root) error {
+		e, err := mustFind(r, title)
+		if err != nil {
+			return err
+		}
+		if err := r.Remove(e.file); err != nil {
+			return fmt.Errorf("cannot delete note %q: %w", e.title, err)
+		}
+		return syncDir(r)
+	})
 }
 
-// rename gives the note titled from the title to.
+// rename gives the note titled from the title to, stored in NFC.
 func (s *store) rename(from, to string) error {
 	if err := checkTitle(from); err != nil {
 		return err
@@ -322,21 +471,23 @@ func (s *store) rename(from, to string) error {
 	if err := checkTitle(to); err != nil {
 		return fmt.Errorf("new_title: %w", err)
 	}
-	if from == to {
-		return fmt.Errorf("the note is already titled %q", to)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.mustExist(from); err != nil {
-		return err
-	}
-	if err := s.mayCreate(to, from); err != nil {
-		return err
-	}
-	if err := s.root.Rename(fileName(from), fileName(to)); err != nil {
-		return fmt.Errorf("cannot rename note %q: %w", from, err)
-	}
-	return s.syncDir()
+	return s.change(func(r *os.Root) error {
+		e, err := mustFind(r, from)
+		if err != nil {
+			return err
+		}
+		if e.title == nfc(to) {
+			return fmt.Errorf("the note is already titled %q", to)
+		}
+		dest := fileName(nfc(to))
+		if err := mayCreate(r, to, e.file); err != nil {
+			return err
+		}
+		if err := r.Rename(e.file, dest); err != nil {
+			return fmt.Errorf("cannot rename note %q: %w", e.title, err)
+		}
+		return syncDir(r)
+	})
 }
 
 func (s *store) checkBody(n int, arg string) error {

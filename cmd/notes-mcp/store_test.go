@@ -58,7 +58,8 @@ func wantErr(t *testing.T, err error, want string) {
 	}
 }
 
-// wantFiles checks the folder holds exactly these file names.
+// wantFiles checks the folder holds exactly these file names, besides
+// the lock file.
 func wantFiles(t *testing.T, s *store, want ...string) {
 	t.Helper()
 	entries, err := os.ReadDir(s.dir)
@@ -67,7 +68,9 @@ func wantFiles(t *testing.T, s *store, want ...string) {
 	}
 	var got []string
 	for _, e := range entries {
-		got = append(got, e.Name())
+		if e.Name() != lockName {
+			got = append(got, e.Name())
+		}
 	}
 	slices.Sort(got)
 	slices.Sort(want)

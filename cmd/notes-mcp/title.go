@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // A note's title is also its file name, "<title>.md", so a title is checked
@@ -125,3 +127,8 @@ func titleOf(name string) (string, bool) {
 	}
 	return title, true
 }
+
+// nfc returns s in Unicode normalisation form C. Titles are compared in
+// it: "Café" saved decomposed (as macOS and sync tools write names) is the
+// same note as "Café" typed composed, and a new note's name is stored so.
+func nfc(s string) string { return norm.NFC.String(s) }
