@@ -257,18 +257,49 @@ func (st *Store) Load(id string) (*Session, error) {
 	return decodeSession(path, data)
 }
 
-func decodeSession(path string, data []byte) (*Session, error) {
+// sessionHead is what a list needs of a session file: the messages are
+// counted, not decoded.
+type sessionHead struct {
+	Version *int       `json:"version"`
+	Title   string     `json:"title"`
+	Model   string     `json:"model"`
+	Created time.Time  `json:"created"`
+	Updated time.Time  `json:"updated"`
+	History []struct{} `json:"history"`
+}
+
+func decodeHead(path string, data []byte) (*sessionHead, error) {
+	if err := checkVersion(path, data); err != nil {
+		return nil, err
+	}
+	var head sessionHead
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("agent: %s is not a valid session: %w", path, err)
+	}
+	return &head, nil
+}
+
+// checkVersion refuses a file that is not a session, or that a newer
+// version of this package wrote.
+func checkVersion(path string, data []byte) error {
 	var head struct {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("agent: %s is not a session file: %w", path, err)
+		return fmt.Errorf("agent: %s is not a session file: %w", path, err)
 	}
 	switch {
 	case head.Version == nil || *head.Version < 1:
-		return nil, fmt.Errorf("agent: %s is not a session file: it has no format version", path)
+		return fmt.Errorf("agent: %s is not a session file: it has no format version", path)
 	case *head.Version > SessionVersion:
-		return nil, fmt.Errorf("agent: %s was written by a newer version of bridle (session format %d; this one reads up to %d): upgrade to open it", path, *head.Version, SessionVersion)
+		return fmt.Errorf("agent: %s was written by a newer version of bridle (session format %d; this one reads up to %d): upgrade to open it", path, *head.Version, SessionVersion)
+	}
+	return nil
+}
+
+func decodeSession(path string, data []byte) (*Session, error) {
+	if err := checkVersion(path, data); err != nil {
+		return nil, err
 	}
 	s := new(Session)
 	d := json.NewDecoder(bytes.NewReader(data))
@@ -305,7 +336,7 @@ func (st *Store) List() ([]SessionInfo, error) {
 			errs = append(errs, err)
 			continue
 		}
-		s, err := decodeSession(path, data)
+		s, err := decodeHead(path, data)
 		if err != nil {
 			errs = append(errs, err)
 			continue
