@@ -1,5 +1,5 @@
-// Package keychain keeps small secrets, such as API keys, in the system
-// keychain: the macOS Keychain, the Secret Service on Linux (GNOME Keyring,
+// Package keychain keeps small secrets, such as API keys and OAuth tokens,
+// in the system keychain: the macOS Keychain, the Secret Service on Linux (GNOME Keyring,
 // KWallet) and the Windows Credential Manager.
 //
 // A secret is stored under a service (the program, "agent-cli") and an

@@ -70,6 +70,10 @@ type ClientOptions struct {
 	// after its stdin is closed, and again after it is sent SIGTERM, before
 	// it is killed. Zero means [DefaultCloseTimeout].
 	CloseTimeout time.Duration
+	// Elicit answers the server's questions to the person (elicitation,
+	// forms and URLs). Nil means the client tells servers it cannot be
+	// asked.
+	Elicit Elicitor
 }
 
 // A Session is a connection to one MCP server. Its methods may be called
@@ -147,11 +151,16 @@ func connect(ctx context.Context, name string, t sdk.Transport, o ClientOptions)
 		logger = slog.New(slog.DiscardHandler)
 	}
 	logger = logger.With("mcp_server", name)
-	client := sdk.NewClient(clientImplementation(), &sdk.ClientOptions{
+	copts := &sdk.ClientOptions{
 		Logger: logger,
 		// No roots: a session offers the server nothing to ask for.
 		Capabilities: &sdk.ClientCapabilities{},
-	})
+	}
+	if o.Elicit != nil {
+		copts.Capabilities.Elicitation = &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}, URL: &sdk.URLElicitationCapabilities{}}
+		copts.ElicitationHandler = elicitHandler(name, o.Elicit)
+	}
+	client := sdk.NewClient(clientImplementation(), copts)
 	cs, err := client.Connect(ctx, ht, nil)
 	if err != nil {
 		return nil, err
@@ -218,8 +227,7 @@ func (s *Session) Close() error {
 // server and what was being done, and adds what the process said when it
 // died.
 func (s *Session) fail(op string, err error) error {
-	var ae *authError
-	if errors.As(err, &ae) {
+	if ae := authFailure(err); ae != nil {
 		return fmt.Errorf("mcp server %q: %s: %w", s.name, op, ae)
 	}
 	if s.redact != nil {

@@ -26,6 +26,10 @@ type HTTP struct {
 	// Client makes the requests; nil means http.DefaultClient. Its
 	// Transport is wrapped, not changed.
 	Client *http.Client
+	// OAuth, when set, answers the server's request for authorization with
+	// an OAuth login (see [OAuth]); nil means the server's 401 is an error
+	// wrapping [ErrUnauthorized]. It cannot be used with Token.
+	OAuth *OAuth
 }
 
 // ErrUnauthorized is wrapped by the error a [Session] returns when the
@@ -66,13 +70,22 @@ func ConnectHTTP(ctx context.Context, name string, h HTTP, opts *ClientOptions) 
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	client.Transport = &authTransport{base: rt, token: h.Token, headers: h.Headers}
+	client.Transport = &authTransport{base: rt, token: h.Token, headers: h.Headers, oauth: h.OAuth != nil}
 	t := &sdk.StreamableClientTransport{Endpoint: h.URL, HTTPClient: &client}
+	if h.OAuth != nil {
+		if h.Token != "" {
+			return nil, fmt.Errorf("mcp server %q: both HTTP.Token and HTTP.OAuth are set: use one", name)
+		}
+		oh, err := newOAuthHandler(*h.OAuth, h.URL, base, o.Logger)
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %q: %w", name, err)
+		}
+		t.OAuthHandler = oh
+	}
 	shown := redactURL(u)
 	s, err := connect(ctx, name, t, o)
 	if err != nil {
-		var ae *authError
-		if errors.As(err, &ae) {
+		if ae := authFailure(err); ae != nil {
 			return nil, fmt.Errorf("mcp server %q: %w", name, ae)
 		}
 		return nil, fmt.Errorf("mcp server %q: connecting to %s: %w", name, shown, redact(err, h.URL, shown))
@@ -112,12 +125,28 @@ func (e *redactedError) Error() string {
 
 func (e *redactedError) Unwrap() error { return e.err }
 
+// authFailure returns the error that says why the server refused
+// authorization, when that is what err comes from, else nil.
+func authFailure(err error) error {
+	var ae *authError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var le *loginRequiredError
+	if errors.As(err, &le) {
+		return le
+	}
+	return nil
+}
+
 // authTransport adds the token and the caller's headers to each request
-// and turns a 401 into an error that says what to fix.
+// and turns a 401 into an error that says what to fix; with oauth set the
+// 401 goes on to the SDK, which starts a login.
 type authTransport struct {
 	base    http.RoundTripper
 	token   string
 	headers http.Header
+	oauth   bool
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -138,7 +167,7 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if resp.StatusCode == http.StatusUnauthorized {
+	if resp.StatusCode == http.StatusUnauthorized && !t.oauth {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		return nil, &authError{hadToken: r.Header.Get("Authorization") != ""}

@@ -9,6 +9,7 @@
 //	agent-cli doctor [--online]      say what would be used, and whether it is ready
 //	agent-cli key set PROVIDER       store a provider's API key in the keychain
 //	agent-cli key delete PROVIDER    remove it
+//	agent-cli mcp list|login|logout  the MCP servers and their OAuth logins
 //
 // The answer goes to stdout; what happens on the way goes to stderr. See
 // docs/agent-cli.md for the flags, variables, tools and autonomy levels.
@@ -28,6 +29,7 @@ import (
 
 	"github.com/bridle-dev/bridle/agent"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
+	"github.com/bridle-dev/bridle/mcp"
 )
 
 func main() {
@@ -72,6 +74,9 @@ Usage:
   agent-cli doctor [--online]      say what would be used, and whether it is ready
   agent-cli key set PROVIDER       store a provider's API key in the system keychain
   agent-cli key delete PROVIDER    remove it
+  agent-cli mcp list               the MCP servers, and whether they need a login
+  agent-cli mcp login NAME         log in to an MCP server (OAuth, in the browser)
+  agent-cli mcp logout NAME        forget its token
 
 Examples:
   agent-cli "what does this program do?"
@@ -92,6 +97,8 @@ Environment:
                    PROVIDER[:MODEL][@BASE_URL],… (openai:gpt-5-mini,ollama:qwen3)
   ANTHROPIC_API_KEY, OPENAI_API_KEY, …  the preset's key (else the keychain)
   GOTOOLS_BIN      the gotools-mcp program ("off": do without it)
+  AGENT_MCP_TOKENS "file": keep MCP OAuth tokens in a file of your
+                   configuration folder instead of the keychain
   NO_COLOR         plain activity lines on a terminal
 
 The answer goes to stdout, activity to stderr. Exit status: 0 when the run
@@ -195,6 +202,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return doctor(ctx, args[1:], stdout, stderr)
 		case "key":
 			return keyCommand(ctx, args[1:], stdin, stderr)
+		case "mcp":
+			return mcpCommand(ctx, args[1:], stdout, stderr, mcpDeps{getenv: os.Getenv, browse: mcp.OpenBrowser})
 		}
 	}
 	o, err := parseArgs("agent-cli", args, stdout, false)

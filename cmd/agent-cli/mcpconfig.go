@@ -33,6 +33,7 @@ type mcpEntry struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	OAuth   *mcpOAuth         `json:"oauth,omitempty"`
 }
 
 // mcpServer is a server to connect, with where it came from.
@@ -95,6 +96,9 @@ func (e mcpEntry) check() error {
 	case "http":
 		if e.URL == "" {
 			return errors.New("no \"url\" for an http server")
+		}
+		if e.OAuth != nil {
+			return e.OAuth.check()
 		}
 	case "sse":
 		return errors.New("the SSE transport is not supported: use the server's Streamable HTTP endpoint with \"type\": \"http\"")

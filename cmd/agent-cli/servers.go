@@ -127,12 +127,12 @@ func (s *session) connect(ctx context.Context, sv mcpServer) {
 	if sv.Entry.transport() == "http" {
 		var h mcp.HTTP
 		if h, err = sv.http(os.Getenv); err == nil {
-			conn, err = mcp.ConnectHTTP(cctx, sv.Name, h, nil)
+			conn, err = s.connectHTTP(ctx, sv, h)
 		}
 	} else {
 		var c mcp.Command
 		if c, err = sv.command(s.work.abs, os.Getenv); err == nil {
-			conn, err = mcp.ConnectCommand(cctx, sv.Name, c, nil)
+			conn, err = mcp.ConnectCommand(cctx, sv.Name, c, s.clientOptions())
 		}
 	}
 	if err != nil {

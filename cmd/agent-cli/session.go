@@ -29,6 +29,8 @@ type session struct {
 	lines   *lineReader // the person's input, on a terminal; else nil
 	conns   []*mcp.Session
 	keyFrom keySource
+	// browse opens a login page for an MCP server; nil means mcp.OpenBrowser.
+	browse func(ctx context.Context, url string) error
 }
 
 // start resolves the model and key, opens the working folder, and connects

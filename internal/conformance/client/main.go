@@ -1,14 +1,20 @@
 // Command client is the MCP client that the conformance suite drives in
 // client mode. It is built on package mcp's client only: the suite starts
-// it with a scenario server's URL as its argument and the scenario's name in
-// MCP_CONFORMANCE_SCENARIO, and checks what it sends.
+// it with a scenario server's URL as its argument, the scenario's name in
+// MCP_CONFORMANCE_SCENARIO and, for some, a JSON object of settings in
+// MCP_CONFORMANCE_CONTEXT, and checks what it sends.
 //
 //	node conformance.js client --command ./client --scenario tools_call
 //
 // Scenarios: initialize (connect, list tools), tools_call (call
-// add_numbers with a=5, b=3) and sse-retry (call test_reconnection while
-// the server drops the stream). It exits 1 on any failure, with the error
-// on stderr.
+// add_numbers with a=5, b=3), sse-retry (call test_reconnection while the
+// server drops the stream), elicitation-sep1034-client-defaults (accept the
+// server's form with nothing filled in, so the schema's defaults are sent)
+// and every auth/ scenario of the authorization code flow (log in through
+// the OAuth flow, list the tools, call test-tool). The scenario's
+// authorization server answers the login at once, so "opening the browser"
+// here is a GET that follows its redirect to the client's loopback
+// listener. It exits 1 on any failure, with the error on stderr.
 package main
 
 import (
@@ -18,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -31,25 +38,53 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Stderr); err != nil {
+	if err := run(ctx, os.Args[1:], os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_CONTEXT"), os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "conformance client:", err)
 		os.Exit(1)
 	}
 }
 
-// scenario is what the client does once connected and the tools are
-// listed.
-type scenario func(ctx context.Context, tools []tool.Tool, log io.Writer) error
-
-// scenarios maps each supported scenario to its steps.
-var scenarios = map[string]scenario{
-	"initialize": func(context.Context, []tool.Tool, io.Writer) error { return nil },
-	"tools_call": call("add_numbers", `{"a":5,"b":3}`),
-	"sse-retry":  call("test_reconnection", `{}`),
+// scenario says how to connect and what to do once the tools are listed.
+type scenario struct {
+	// oauth logs in when the server asks.
+	oauth bool
+	// elicit answers the server's questions.
+	elicit mcp.Elicitor
+	steps  func(ctx context.Context, tools []tool.Tool, log io.Writer) error
 }
 
-// call returns a scenario that calls one tool and expects it to succeed.
-func call(name, args string) scenario {
+// authScenarios are the suite's scenarios of the authorization code flow.
+var authScenarios = []string{
+	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+	"auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+	"auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+	"auth/pre-registration", "auth/2025-03-26-oauth-metadata-backcompat",
+	"auth/2025-03-26-oauth-endpoint-fallback", "auth/resource-mismatch",
+	"auth/offline-access-scope", "auth/offline-access-not-supported",
+}
+
+// scenarios maps each supported scenario to what the client does.
+func scenarios() map[string]scenario {
+	m := map[string]scenario{
+		"initialize": {steps: func(context.Context, []tool.Tool, io.Writer) error { return nil }},
+		"tools_call": {steps: call("add_numbers", `{"a":5,"b":3}`)},
+		"sse-retry":  {steps: call("test_reconnection", `{}`)},
+		"elicitation-sep1034-client-defaults": {
+			elicit: func(context.Context, *mcp.ElicitRequest) (mcp.ElicitResult, error) {
+				return mcp.ElicitResult{Action: mcp.ElicitAccept}, nil
+			},
+			steps: call("test_client_elicitation_defaults", `{}`),
+		},
+	}
+	for _, name := range authScenarios {
+		m[name] = scenario{oauth: true, steps: call("test-tool", `{}`)}
+	}
+	return m
+}
+
+// call returns steps that call one tool and expect it to succeed.
+func call(name, args string) func(context.Context, []tool.Tool, io.Writer) error {
 	return func(ctx context.Context, tools []tool.Tool, log io.Writer) error {
 		i := slices.IndexFunc(tools, func(t tool.Tool) bool { return t.Name == name })
 		if i < 0 {
@@ -64,27 +99,69 @@ func call(name, args string) scenario {
 	}
 }
 
-func run(ctx context.Context, args []string, name string, stderr io.Writer) error {
+// settings are the scenario's MCP_CONFORMANCE_CONTEXT.
+type settings struct {
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+}
+
+// follow "opens" an authorization URL: the scenario's authorization server
+// redirects at once to the loopback listener, which the GET follows.
+func follow(ctx context.Context, authURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the login ended with %s", resp.Status)
+	}
+	return nil
+}
+
+func run(ctx context.Context, args []string, name, config string, stderr io.Writer) error {
 	if len(args) != 1 {
 		return errors.New("usage: client <server-url> (with MCP_CONFORMANCE_SCENARIO set)")
 	}
-	steps, ok := scenarios[name]
+	all := scenarios()
+	sc, ok := all[name]
 	if !ok {
-		known := make([]string, 0, len(scenarios))
-		for k := range scenarios {
+		known := make([]string, 0, len(all))
+		for k := range all {
 			known = append(known, k)
 		}
 		sort.Strings(known)
 		return fmt.Errorf("scenario %q is not supported; MCP_CONFORMANCE_SCENARIO must be one of %s", name, strings.Join(known, ", "))
 	}
+	var set settings
+	if config != "" {
+		if err := json.Unmarshal([]byte(config), &set); err != nil {
+			return fmt.Errorf("MCP_CONFORMANCE_CONTEXT is not a JSON object: %v", err)
+		}
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := mcp.ConnectHTTP(ctx, "conformance", mcp.HTTP{URL: args[0]}, &mcp.ClientOptions{Logger: logger})
+	h := mcp.HTTP{URL: args[0]}
+	if sc.oauth {
+		h.OAuth = &mcp.OAuth{
+			Open:              follow,
+			ClientName:        "bridle conformance client",
+			ClientID:          set.ClientID,
+			ClientSecret:      set.ClientSecret,
+			ClientMetadataURL: "https://conformance-test.local/client-metadata.json",
+		}
+	}
+	s, err := mcp.ConnectHTTP(ctx, "conformance", h, &mcp.ClientOptions{Logger: logger, Elicit: sc.elicit})
 	if err != nil {
 		return err
 	}
 	tools, err := s.Tools(ctx)
 	if err == nil {
-		err = steps(ctx, tools, stderr)
+		err = sc.steps(ctx, tools, stderr)
 	}
 	return errors.Join(err, s.Close())
 }
