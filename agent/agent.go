@@ -97,6 +97,25 @@ type Options struct {
 	// the agent runs at depth 1, its own at depth 2; a call that would go
 	// deeper fails. 0 means [DefaultMaxDepth].
 	MaxDepth int
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// one Models or the table of package llm gives for the model, else
+	// [DefaultContextWindow].
+	ContextWindow int
+	// NoCompact turns off compaction before a step that would not fit the
+	// context window; [Agent.Compact] still works.
+	NoCompact bool
+	// SummaryPrompt replaces [DefaultSummaryPrompt], the instruction that
+	// asks the model for the summary a compaction puts in place of older
+	// turns.
+	SummaryPrompt string
+	// Models tells what the program knows of models, by id: prices,
+	// context windows and output limits that add to or override the table
+	// of package llm ([llm.LookupModel]). Nil means the table alone.
+	Models llm.Models
+	// Checkpoints, when set, records what each Write call may change before
+	// it runs, so that [Agent.Rewind] can restore it; nil means Rewind
+	// takes back the conversation only.
+	Checkpoints Checkpointer
 }
 
 // Stop says why a run ended. Its values are spelt like [llm.StopReason]'s:
@@ -116,6 +135,9 @@ const (
 	StopRefused Stop = "refused"
 	// StopCancelled: the context ended the run.
 	StopCancelled Stop = "cancelled"
+	// StopContextFull: the conversation no longer fits the model's context
+	// window and compaction could not make it fit; see Reason.
+	StopContextFull Stop = "context_full"
 )
 
 // Outcome is how a run ended.
@@ -127,8 +149,10 @@ type Outcome struct {
 	// Text is the text of the last reply: the answer when Stop is
 	// [StopDone], what had arrived when the run was cancelled.
 	Text string
-	// Usage counts the tokens of this run.
+	// Usage counts the tokens of this run, and their cost.
 	Usage llm.Usage
+	// Costs breaks Usage down by model and by tool.
+	Costs Costs
 	// Reason explains any stop but [StopDone], in words a person can read.
 	Reason string
 }
@@ -157,6 +181,13 @@ type Agent struct {
 	servers []server
 	system  string
 	always  map[string]bool
+
+	costs       Costs
+	checkpoints []Checkpoint             // of the Write calls in the history, oldest first
+	model       string                   // the model that answered last
+	gauge       gauge                    // the last request's size and tokens
+	guessed     bool                     // the context window was not known and was logged
+	infos       map[string]llm.ModelInfo // by model id, looked up once
 }
 
 // New returns an agent that talks to the model through client; nil opts
@@ -189,7 +220,8 @@ func New(client llm.Client, opts *Options) *Agent {
 	}
 }
 
-// Usage returns the tokens used by every run of the agent.
+// Usage returns the tokens used by every run of the agent, and their cost
+// ([Agent.Costs] breaks it down).
 func (a *Agent) Usage() llm.Usage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -226,6 +258,9 @@ type run struct {
 	max   int
 	step  int
 	usage llm.Usage
+	costs Costs
+	sent  int // the size of the last request, for the gauge
+	sized int // the size of the next request, when makeRoom measured it
 	mark  mark
 	last  int  // index in the history of this run's last assistant message, or -1
 	held  bool // the final reply's text event waits for CheckOutput
@@ -266,6 +301,9 @@ func (r *run) do(ctx context.Context, text string) (Outcome, error) {
 
 	for {
 		r.step++
+		if out, stop := r.makeRoom(ctx); stop {
+			return out, nil
+		}
 		resp, partial, err := r.ask(ctx)
 		if err != nil {
 			if partial != "" {
@@ -278,9 +316,8 @@ func (r *run) do(ctx context.Context, text string) (Outcome, error) {
 			a.log.Debug("agent: model failed", "step", r.step+1, "err", err)
 			return r.outcome("", partial, ""), fmt.Errorf("agent: asking the model (step %d): %w", r.step+1, err)
 		}
-		r.addUsage(resp.Usage)
-
 		msg, calls := tidyReply(resp, r.step)
+		r.account(resp, calls)
 		text := msg.Text()
 		a.log.Debug("agent: reply", "step", r.step, "stop", resp.Stop, "calls", len(calls), "usage", resp.Usage)
 
@@ -361,7 +398,7 @@ func (r *run) finish(ctx context.Context, stop Stop, text, why string) (Outcome,
 }
 
 func (r *run) outcome(stop Stop, text, why string) Outcome {
-	return Outcome{Stop: stop, Steps: r.step, Text: text, Usage: r.usage, Reason: why}
+	return Outcome{Stop: stop, Steps: r.step, Text: text, Usage: r.usage, Costs: r.costs, Reason: why}
 }
 
 // tidy leaves the history as the run found it when the model's side of the
@@ -382,6 +419,7 @@ func (r *run) tidy() {
 func (r *run) ask(ctx context.Context) (*llm.Response, string, error) {
 	a := r.a
 	req := a.request()
+	r.sent = r.measure(req)
 	if a.cfg.NoStream {
 		resp, err := a.client.Send(ctx, req)
 		if err != nil {
@@ -440,10 +478,13 @@ func (a *Agent) request() *llm.Request {
 	}
 }
 
-func (a *Agent) addUsage(u llm.Usage) {
-	a.mu.Lock()
-	a.usage = a.usage.Add(u)
-	a.mu.Unlock()
+// lastModel is the model that answered last, else the configured one. The
+// caller holds a.mu.
+func (a *Agent) lastModel() string {
+	if a.model != "" {
+		return a.model
+	}
+	return a.cfg.Model
 }
 
 func reason(err error) string {

@@ -143,7 +143,7 @@ func BenchmarkHistoryMemory(b *testing.B) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
-		a := New(client, &Options{Autonomy: Auto, MaxSteps: steps + 1, NoStream: true})
+		a := New(client, &Options{Autonomy: Auto, MaxSteps: steps + 1, NoStream: true, NoCompact: true})
 		a.Add(read)
 		out, err := a.Run(context.Background(), "read every file")
 		if err != nil || out.Stop != StopDone {

@@ -31,16 +31,20 @@ const (
 	// EventStep says a step ended (one reply and the calls it asked for):
 	// Step is its number within the run, Usage the run's usage so far.
 	EventStep
+	// EventCompacted says older turns were replaced by a summary:
+	// Compaction, with the tokens freed.
+	EventCompacted
 )
 
 var eventNames = [...]string{
-	EventText:     "text",
-	EventThinking: "thinking",
-	EventCalling:  "calling",
-	EventReturned: "returned",
-	EventDeclined: "declined",
-	EventRetrying: "retrying",
-	EventStep:     "step",
+	EventText:      "text",
+	EventThinking:  "thinking",
+	EventCalling:   "calling",
+	EventReturned:  "returned",
+	EventDeclined:  "declined",
+	EventRetrying:  "retrying",
+	EventStep:      "step",
+	EventCompacted: "compacted",
 }
 
 // String returns the event type in lower case: "text", "calling", ...
@@ -70,6 +74,8 @@ type Event struct {
 	Retry llm.Retry
 	// Usage is the usage of the run so far, on EventStep.
 	Usage llm.Usage
+	// Compaction describes the compaction of EventCompacted.
+	Compaction Compaction
 	// Step is the step number within the run, from 1, on every event; a
 	// sub-agent's events count the sub-agent's steps.
 	Step int

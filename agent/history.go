@@ -32,7 +32,8 @@ func (a *Agent) History() []llm.Message {
 // assistant, a conversation that does not start with the user, two turns in
 // a row from one side, an empty message, a tool call that is not answered in
 // the next message or a result that answers no call. Approvals given with
-// [Always] and the usage are kept. It returns [ErrBusy] during a Run.
+// [Always] and the usage are kept; checkpoints for [Agent.Rewind] are not.
+// It returns [ErrBusy] during a Run.
 func (a *Agent) SetHistory(h []llm.Message) error {
 	if err := validate(h); err != nil {
 		return err
@@ -44,6 +45,8 @@ func (a *Agent) SetHistory(h []llm.Message) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.history = copyHistory(h)
+	a.checkpoints = nil
+	a.gauge = gauge{}
 	return nil
 }
 

@@ -48,8 +48,9 @@ func Result[T any](ctx context.Context, a *Agent, question string) (T, Outcome, 
 		return zero, out, fmt.Errorf("agent: asking the model for the result: %w", err)
 	}
 	out.Steps++
+	model, _ := a.account(resp, nil)
 	out.Usage = out.Usage.Add(resp.Usage)
-	a.addUsage(resp.Usage)
+	out.Costs.add(model, resp.Usage, nil)
 	out.Text = resp.Text()
 
 	// Only the answer's text joins the history: a tool call here would be

@@ -182,7 +182,7 @@ func TestEventsArriveInOrder(t *testing.T) {
 			t.Errorf("text %q", ev.text())
 		}
 		steps := ev.of(EventStep)
-		if steps[0].Usage != (llm.Usage{Input: 100, Output: 10}) || steps[1].Usage != (llm.Usage{Input: 250, Output: 30}) {
+		if steps[0].Usage != (llm.Usage{Input: 100, Output: 10, Cost: llm.Cost{Unpriced: 110}}) || steps[1].Usage != (llm.Usage{Input: 250, Output: 30, Cost: llm.Cost{Unpriced: 280}}) {
 			t.Errorf("step usage: %+v, %+v", steps[0].Usage, steps[1].Usage)
 		}
 		if c := ev.of(EventCalling)[0].Call; c.Name != "read_file" || c.Risk != tool.Read || c.ID == "" {
@@ -205,10 +205,10 @@ func TestUsageAddsUpAcrossRuns(t *testing.T) {
 		), &Options{})
 		first, _ := a.Run(t.Context(), "1")
 		second, _ := a.Run(t.Context(), "2")
-		if first.Usage != (llm.Usage{Input: 100, Output: 7}) || second.Usage != (llm.Usage{Input: 120, Output: 9}) {
+		if first.Usage != (llm.Usage{Input: 100, Output: 7, Cost: llm.Cost{Unpriced: 107}}) || second.Usage != (llm.Usage{Input: 120, Output: 9, Cost: llm.Cost{Unpriced: 129}}) {
 			t.Fatalf("per run: %+v, %+v", first.Usage, second.Usage)
 		}
-		if a.Usage() != (llm.Usage{Input: 220, Output: 16}) {
+		if a.Usage() != (llm.Usage{Input: 220, Output: 16, Cost: llm.Cost{Unpriced: 236}}) {
 			t.Fatalf("total %+v", a.Usage())
 		}
 	})

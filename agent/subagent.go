@@ -167,7 +167,7 @@ func (s *subAgent) call(ctx context.Context, args json.RawMessage) (string, erro
 	out, err := r.traced(ctx, text)
 	a.running.Unlock()
 	if parent != nil {
-		parent.addUsage(out.Usage)
+		parent.addSub(s.name, out)
 	}
 	if err != nil {
 		return "", fmt.Errorf("sub-agent %s failed: %w", s.name, err)
@@ -218,15 +218,6 @@ func (r *run) under(parent *run, name string) {
 		r.path = parent.path + "/" + name
 	}
 	r.maxDepth = parent.maxDepth
-}
-
-// addUsage counts u in the run and the agent; sub-agents running at once
-// add theirs concurrently.
-func (r *run) addUsage(u llm.Usage) {
-	r.umu.Lock()
-	r.usage = r.usage.Add(u)
-	r.umu.Unlock()
-	r.a.addUsage(u)
 }
 
 // approverBelow returns the Approver of sub-agents under the top run r: it

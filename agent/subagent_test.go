@@ -48,7 +48,7 @@ func TestSubAgentAnswersAsAToolResult(t *testing.T) {
 		t.Errorf("the parent's model read %+v", res)
 	}
 	// Usage: two replies of the parent and two of the child, 10+5 each.
-	if want := (llm.Usage{Input: 40, Output: 20}); out.Usage != want || a.Usage() != want {
+	if want := (llm.Usage{Input: 40, Output: 20, Cost: llm.Cost{Unpriced: 60}}); out.Usage != want || a.Usage() != want {
 		t.Errorf("usage %+v, agent %+v; want %+v with the sub-agent's", out.Usage, a.Usage(), want)
 	}
 	var tagged []string
@@ -200,7 +200,7 @@ func TestNestedSubAgentEventsNameThePath(t *testing.T) {
 	if !found {
 		t.Errorf("no text event from middle/inner at depth 2")
 	}
-	if want := (llm.Usage{Input: 50, Output: 25}); out.Usage != want {
+	if want := (llm.Usage{Input: 50, Output: 25, Cost: llm.Cost{Unpriced: 75}}); out.Usage != want {
 		t.Errorf("usage %+v; want %+v, every level counted once", out.Usage, want)
 	}
 }
@@ -255,7 +255,7 @@ func TestReadOnlySubAgentsFanOut(t *testing.T) {
 			batch = e.Batch
 		}
 	}
-	if want := (llm.Usage{Input: 60, Output: 30}); out.Usage != want {
+	if want := (llm.Usage{Input: 60, Output: 30, Cost: llm.Cost{Unpriced: 90}}); out.Usage != want {
 		t.Errorf("usage %+v; want %+v", out.Usage, want)
 	}
 }

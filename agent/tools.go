@@ -89,8 +89,17 @@ func (r *run) call(ctx context.Context, p llm.Part) (string, bool) {
 	if !ok {
 		return out, true
 	}
+	// Write calls come here, never to a batch: their checkpoint is taken
+	// just before they run.
+	done, why := r.checkpoint(ctx, c)
+	if why != "" {
+		toolFailed(ctx, "declined", why)
+		r.emit(Event{Type: EventDeclined, Call: c, Why: why})
+		return why, true
+	}
 	r.emit(Event{Type: EventCalling, Call: c})
 	out, failed := r.invoke(ctx, e, c, p)
+	done()
 	r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: failed})
 	return out, failed
 }

@@ -119,6 +119,9 @@ type Usage struct {
 	CacheRead  int `json:"cache_read,omitempty"`
 	CacheWrite int `json:"cache_write,omitempty"`
 	Reasoning  int `json:"reasoning,omitempty"`
+	// Cost is what the tokens cost. Clients leave it zero: the agent fills
+	// it from the model's price ([Models.Cost]).
+	Cost Cost `json:"cost,omitzero"`
 }
 
 // Add returns the sum of u and v.
@@ -129,5 +132,6 @@ func (u Usage) Add(v Usage) Usage {
 		CacheRead:  u.CacheRead + v.CacheRead,
 		CacheWrite: u.CacheWrite + v.CacheWrite,
 		Reasoning:  u.Reasoning + v.Reasoning,
+		Cost:       u.Cost.Add(v.Cost),
 	}
 }
