@@ -28,6 +28,7 @@ import (
 	"syscall"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
 	"github.com/bridle-dev/bridle/mcp"
 )
@@ -38,7 +39,7 @@ func main() {
 	stop()
 	code := exitCode(err)
 	if err != nil && code != 130 && err.Error() != "" {
-		fmt.Fprintln(os.Stderr, "agent-cli:", err)
+		fmt.Fprintln(os.Stderr, "agent-cli:", inert.String(err.Error()))
 	}
 	os.Exit(code)
 }

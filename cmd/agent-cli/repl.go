@@ -76,7 +76,7 @@ func (s *session) repl(ctx context.Context) error {
 		case terminated.Load():
 			return errInterrupted
 		case err != nil && !errors.Is(err, errInterrupted):
-			s.ui.line("%s %v", s.ui.paint(red, "error:"), err)
+			s.ui.failure(err)
 		}
 	}
 }

@@ -64,10 +64,11 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 		Autonomy: o.autonomy,
 		NoStream: o.noStream,
 		OnEvent:  s.ui.event,
+		RiskOf:   work.riskOf,
 	}
 	if interactive {
 		s.lines = newLineReader(stdin)
-		cfg.Approver = s.ui.approver(s.lines)
+		cfg.Approver = s.ui.approver(s.lines, work)
 	}
 	s.agent = agent.New(client, cfg)
 	s.agent.Add(fileTools(work)...)

@@ -14,9 +14,9 @@ const Mask = "***"
 // URL returns raw with the password of its user information, a user name
 // that stands alone (often a token), and every query value replaced by
 // [Mask]; the query's names, the host and the path are kept, so the URL
-// can still be recognised. A fragment is dropped. Text that does not parse
-// as a URL keeps only what comes before any '@' or '?' (with a mask in
-// their place).
+// can still be recognised. A fragment is dropped. In text that does not
+// parse as a URL, what comes between "://" and the last '@', and after the
+// first '?', is masked.
 func URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Opaque != "" {
@@ -63,8 +63,15 @@ func Query(raw string) string {
 }
 
 func rough(raw string) string {
-	if i := strings.IndexAny(raw, "@?"); i >= 0 {
-		return raw[:i] + Mask
+	if i := strings.IndexByte(raw, '?'); i >= 0 {
+		raw = raw[:i+1] + Mask
+	}
+	if i := strings.LastIndexByte(raw, '@'); i >= 0 {
+		start := 0
+		if j := strings.Index(raw, "://"); j >= 0 && j < i {
+			start = j + 3
+		}
+		raw = raw[:start] + Mask + raw[i:]
 	}
 	return raw
 }

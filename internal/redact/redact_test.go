@@ -19,7 +19,8 @@ func TestURL(t *testing.T) {
 		{"https://host/v1?flag", "https://host/v1?flag=***"},
 		{"https://u:p@host/mcp?token=T#frag", "https://u:***@host/mcp?token=***"},
 		{"http://[::1]:80/x", "http://[::1]:80/x"},
-		{"::not a url?key=K", "::not a url***"},
+		{"::not a url?key=K", "::not a url?***"},
+		{"https://u:PASSWORD@host/\x1b?token=T", "https://***@host/\x1b?***"},
 	}
 	for _, tt := range tests {
 		if got := URL(tt.in); got != tt.want {
