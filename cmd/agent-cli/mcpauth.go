@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/bridle-dev/bridle/internal/inert"
 	"io"
 	"net"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
