@@ -138,6 +138,16 @@ func TestNothingFromOutsideWritesToTheTerminal(t *testing.T) {
 		})
 	}
 
+	t.Run("a provider's error message is inert", func(t *testing.T) {
+		srv := llmtest.NewServer(llmtest.Replies(llmtest.Reply{Fault: &llmtest.Fault{Status: 400, Message: "bad" + hostileAll}}))
+		defer srv.Close()
+		res := runAgent(t, agentBinary(t), invocation{args: []string{"go"}, env: modelEnv(srv, "openai", llm.OpenAI, "OPENAI_API_KEY")})
+		if res.code != 1 || !strings.Contains(res.stderr, `bad\x1b]0;pwned\x07`) {
+			t.Errorf("exit %d, stderr %q", res.code, res.stderr)
+		}
+		assertInert(t, "stderr", res.stderr)
+	})
+
 	t.Run("doctor shows a hostile .mcp.json inert", func(t *testing.T) {
 		dir := t.TempDir()
 		writeJSON(t, filepath.Join(dir, ".mcp.json"), map[string]any{"mcpServers": map[string]any{

@@ -75,6 +75,8 @@ func (c *console) read() {
 		n, err := c.pty.Read(buf)
 		c.mu.Lock()
 		c.screen.Write(buf[:n])
+		// DEBUG_SCREEN names a file that gets what the terminal showed so
+		// far: what a test waiting for text that never came was looking at.
 		if f := os.Getenv("DEBUG_SCREEN"); f != "" {
 			os.WriteFile(f, c.screen.Bytes(), 0o644)
 		}
