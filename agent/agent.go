@@ -75,6 +75,14 @@ type Options struct {
 	// error refuses it: Run returns [StopRefused] with the error's message
 	// as the reason, and the text is not added to the history.
 	CheckInput func(ctx context.Context, text string) error
+	// RiskOf, when set, says the risk of one call, which can be higher than
+	// its tool's: a write to a file that runs code later (a VCS hook, a
+	// program's own configuration) is better treated as [tool.Exec]. A
+	// lower risk than the tool's is ignored. An approval of "always" holds
+	// for calls of that tool up to the risk it was given at. c.Risk is the
+	// tool's; c.Args may not have passed the schema when the call is not
+	// going to run (the step limit, a cancelled run).
+	RiskOf func(c Call) tool.Risk
 	// CheckCall, when set, sees each tool call that passed its schema,
 	// before autonomy and approval. An error refuses the call: it does not
 	// run, and the model reads "refused: " and the error's message. It also
@@ -180,7 +188,7 @@ type Agent struct {
 	specs   []llm.ToolSpec
 	servers []server
 	system  string
-	always  map[string]bool
+	always  map[string]tool.Risk // tool → the highest risk approved for good
 
 	costs       Costs
 	checkpoints []Checkpoint             // of the Write calls in the history, oldest first
@@ -215,7 +223,7 @@ func New(client llm.Client, opts *Options) *Agent {
 		cfg:    cfg,
 		log:    log,
 		tools:  map[string]*entry{},
-		always: map[string]bool{},
+		always: map[string]tool.Risk{},
 		system: cfg.System,
 	}
 }
@@ -508,7 +516,19 @@ func cancelReason(ctx context.Context) string {
 func (a *Agent) describe(p llm.Part) Call {
 	c := Call{ID: p.ID, Name: p.Name, Args: p.Args, Risk: tool.Exec}
 	if e := a.lookup(p.Name); e != nil {
-		c.Risk = e.t.Risk
+		c.Risk = a.riskOf(c, e.t.Risk)
 	}
 	return c
+}
+
+// riskOf is the risk of call c of a tool of risk r: r, or more when
+// [Options.RiskOf] says so.
+func (a *Agent) riskOf(c Call, r tool.Risk) tool.Risk {
+	c.Risk = r
+	if a.cfg.RiskOf != nil {
+		if more := a.cfg.RiskOf(c); more > r && more <= tool.Exec {
+			return more
+		}
+	}
+	return r
 }

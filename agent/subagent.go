@@ -232,7 +232,7 @@ func (r *run) approverBelow() Approver {
 	return func(ctx context.Context, c Call) Decision {
 		key := c.Agent + "\x00" + c.Name
 		a.mu.Lock()
-		always := a.always[key]
+		always := a.always[key] >= c.Risk
 		a.mu.Unlock()
 		if always {
 			return Always
@@ -242,7 +242,7 @@ func (r *run) approverBelow() Approver {
 		d := ask(ctx, c)
 		if d == Always {
 			a.mu.Lock()
-			a.always[key] = true
+			a.always[key] = max(a.always[key], c.Risk)
 			a.mu.Unlock()
 		}
 		return d

@@ -125,6 +125,7 @@ func (r *run) admit(ctx context.Context, p llm.Part) (e *entry, c Call, out stri
 		r.emit(Event{Type: EventReturned, Call: c, Output: out, Failed: true})
 		return e, c, out, false
 	}
+	c.Risk = a.riskOf(c, e.t.Risk)
 	if why := r.decide(ctx, c); why != "" {
 		a.log.Debug("agent: call declined", "tool", c.Name, "risk", c.Risk, "why", why)
 		toolFailed(ctx, "declined", why)
@@ -171,7 +172,7 @@ func (r *run) decide(ctx context.Context, c Call) string {
 		return fmt.Sprintf("The user did not allow this call: the agent is read-only and %s can %s. Continue without it, or tell the user what you would have done.", c.Name, verb(c.Risk))
 	}
 	a.mu.Lock()
-	always := a.always[c.Name]
+	always := a.always[c.Name] >= c.Risk
 	a.mu.Unlock()
 	if always {
 		toolDecision(ctx, "always")
@@ -189,7 +190,7 @@ func (r *run) decide(ctx context.Context, c Call) string {
 	switch d {
 	case Always:
 		a.mu.Lock()
-		a.always[c.Name] = true
+		a.always[c.Name] = max(a.always[c.Name], c.Risk)
 		a.mu.Unlock()
 		return ""
 	case Yes:

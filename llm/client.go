@@ -72,6 +72,8 @@ type Config struct {
 	Dialect Dialect
 	// BaseURL is the API root: "https://api.anthropic.com" for Anthropic,
 	// "https://api.openai.com/v1" for OpenAI (the default for each dialect).
+	// A query ("?key=K") is kept on every request; its values and a
+	// password in the URL are masked in errors and logs.
 	BaseURL string
 	// Model is the model id sent with every request that does not name one.
 	Model string

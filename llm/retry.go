@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bridle-dev/bridle/internal/redact"
 )
 
 type observerKey struct{}
@@ -92,7 +94,7 @@ func (t *transport) attempt(ctx context.Context, c *call, consume func(*http.Res
 	}
 	resp, err := t.http.Do(req)
 	if err != nil {
-		return &retryable{err: fmt.Errorf("llm: %w", err), reason: "connection failed"}
+		return &retryable{err: fmt.Errorf("llm: %w", redact.URLError(err)), reason: "connection failed"}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {

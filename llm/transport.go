@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bridle-dev/bridle/internal/redact"
 )
 
 // dialect is what differs between wire protocols.
@@ -119,7 +121,7 @@ func newTransport(cfg Config) (*transport, error) {
 	if strings.TrimSpace(cfg.Model) == "" {
 		return nil, errors.New("llm: config has no model: set Config.Model (local servers' presets have no default model)")
 	}
-	base, err := baseURL(cfg)
+	base, query, err := baseURL(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +138,7 @@ func newTransport(cfg Config) (*transport, error) {
 	}
 	t := &transport{
 		d:          d,
-		url:        d.endpoint(base),
+		url:        d.endpoint(base) + query,
 		key:        cfg.APIKey,
 		model:      cfg.Model,
 		maxTokens:  cmp.Or(cfg.MaxTokens, defaultMaxTokens),
@@ -164,17 +166,23 @@ func newTransport(cfg Config) (*transport, error) {
 	return t, nil
 }
 
-// baseURL returns cfg.BaseURL, or the dialect's default, checked.
-func baseURL(cfg Config) (string, error) {
-	base := cfg.BaseURL
+// baseURL returns cfg.BaseURL, or the dialect's default, checked, without
+// its query, and the query ("?key=K", or "") that every request keeps.
+func baseURL(cfg Config) (base, query string, err error) {
+	base = cfg.BaseURL
 	if base == "" {
 		base = map[Dialect]string{Anthropic: anthropicBase, OpenAI: openaiBase}[cfg.Dialect]
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("llm: BaseURL %q is not an http or https URL", cfg.BaseURL)
+		return "", "", fmt.Errorf("llm: BaseURL %q is not an http or https URL", redact.URL(cfg.BaseURL))
 	}
-	return strings.TrimRight(base, "/"), nil
+	base, query, _ = strings.Cut(base, "?")
+	base, _, _ = strings.Cut(base, "#")
+	if query != "" {
+		query = "?" + query
+	}
+	return strings.TrimRight(base, "/"), query, nil
 }
 
 // originOf names where provider data comes from (see [Part.Origin]).
@@ -249,7 +257,7 @@ func (t *transport) newRequest(ctx context.Context, c *call) (*http.Request, err
 	for k, vs := range t.headers {
 		h[http.CanonicalHeaderKey(k)] = slices.Clone(vs)
 	}
-	t.log.DebugContext(ctx, "llm request", "url", t.url, "model", c.model,
+	t.log.DebugContext(ctx, "llm request", "url", redact.URL(t.url), "model", c.model,
 		"stream", c.stream, "bytes", len(c.data))
 	return r, nil
 }

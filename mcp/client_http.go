@@ -7,7 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"github.com/bridle-dev/bridle/internal/redact"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -59,7 +60,7 @@ func ConnectHTTP(ctx context.Context, name string, h HTTP, opts *ClientOptions) 
 	}
 	u, err := url.Parse(h.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("mcp server %q: URL %q is not an http or https URL: give the server's MCP endpoint, such as http://127.0.0.1:8080/mcp", name, h.URL)
+		return nil, fmt.Errorf("mcp server %q: URL %q is not an http or https URL: give the server's MCP endpoint, such as http://127.0.0.1:8080/mcp", name, redact.URL(h.URL))
 	}
 	base := h.Client
 	if base == nil {
@@ -82,48 +83,19 @@ func ConnectHTTP(ctx context.Context, name string, h HTTP, opts *ClientOptions) 
 		}
 		t.OAuthHandler = oh
 	}
-	shown := redactURL(u)
+	shown := redact.URL(h.URL)
 	s, err := connect(ctx, name, t, o)
 	if err != nil {
 		if ae := authFailure(err); ae != nil {
 			return nil, fmt.Errorf("mcp server %q: %w", name, ae)
 		}
-		return nil, fmt.Errorf("mcp server %q: connecting to %s: %w", name, shown, redact(err, h.URL, shown))
+		return nil, fmt.Errorf("mcp server %q: connecting to %s: %w", name, shown, redact.Error(err, h.URL))
 	}
 	if shown != h.URL {
-		s.redact = func(err error) error { return redact(err, h.URL, shown) }
+		s.redact = func(err error) error { return redact.Error(err, h.URL) }
 	}
 	return s, nil
 }
-
-// redactURL drops user info and the query, which may hold secrets.
-func redactURL(u *url.URL) string {
-	c := *u
-	c.User = nil
-	c.RawQuery = ""
-	c.Fragment = ""
-	return c.String()
-}
-
-// redact hides secret, the URL as given, in err's message (net/http puts
-// the URL in its errors) while keeping err for errors.Is and errors.As.
-func redact(err error, secret, shown string) error {
-	if secret == shown || !strings.Contains(err.Error(), secret) {
-		return err
-	}
-	return &redactedError{err: err, secret: secret, shown: shown}
-}
-
-type redactedError struct {
-	err           error
-	secret, shown string
-}
-
-func (e *redactedError) Error() string {
-	return strings.ReplaceAll(e.err.Error(), e.secret, e.shown)
-}
-
-func (e *redactedError) Unwrap() error { return e.err }
 
 // authFailure returns the error that says why the server refused
 // authorization, when that is what err comes from, else nil.

@@ -117,6 +117,10 @@ func faultServer() *sdk.Server {
 			wd, _ := os.Getwd()
 			return text(os.Getenv("BRIDLE_TEST_VALUE") + "\n" + wd), nil
 		})
+	s.AddTool(&sdk.Tool{Name: "environ", InputSchema: empty},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return text(strings.Join(os.Environ(), "\n")), nil
+		})
 	s.AddTool(&sdk.Tool{Name: "crash", InputSchema: empty},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "panic: out of cheese")

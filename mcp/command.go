@@ -10,10 +10,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bridle-dev/bridle/internal/childenv"
 	"github.com/bridle-dev/bridle/internal/clip"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,10 +27,20 @@ type Command struct {
 	Path string
 	// Args are the arguments after the program name.
 	Args []string
-	// Env holds "KEY=value" entries added to this process's environment
-	// for the child; they win over inherited entries of the same name.
-	// Nil means the child inherits the environment as it is.
+	// Env holds "KEY=value" entries the child gets besides the variables
+	// it inherits; they win over inherited entries of the same name.
 	Env []string
+	// InheritEnv passes this process's whole environment to the child.
+	// False (the default) passes only an allow-list, as the official MCP
+	// SDKs do: HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_*, TMPDIR
+	// and TZ on Unix (their equivalents on Windows), plus the names in
+	// EnvNames, so that the person's keys and tokens do not reach a server
+	// that was not given them.
+	InheritEnv bool
+	// EnvNames are more variables to pass from this process's environment
+	// when set (exact names, or prefixes ending in '*'), for a server that
+	// needs them, such as a Go toolchain's.
+	EnvNames []string
 	// Dir is the child's working directory; "" means this process's.
 	Dir string
 	// Stderr receives everything the server writes on stderr, as it comes,
@@ -72,6 +84,36 @@ func ConnectCommand(ctx context.Context, name string, c Command, opts *ClientOpt
 	return s, nil
 }
 
+// Environ returns the environment the child gets when this process's is
+// env: all of env with InheritEnv, else the allow-listed entries of env and
+// of EnvNames; then Env, whose entries win over those of the same name.
+func (c Command) Environ(env []string) []string {
+	if !c.InheritEnv {
+		env = childenv.Filter(env, c.EnvNames...)
+	}
+	if len(c.Env) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env)+len(c.Env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !setIn(c.Env, name) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, c.Env...)
+}
+
+// setIn reports whether entries set name.
+func setIn(entries []string, name string) bool {
+	for _, kv := range entries {
+		if k, _, _ := strings.Cut(kv, "="); k == name || runtime.GOOS == "windows" && strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // keepOpen hands the server's stdout to the SDK without letting it close
 // the pipe: the process is stopped through stdin, and the read end is
 // closed once it has exited, so nothing the server wrote last is cut off.
@@ -104,9 +146,7 @@ func startProcess(name string, c Command, timeout time.Duration, logger *slog.Lo
 	life, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(life, c.Path, c.Args...)
 	cmd.Dir = c.Dir
-	if c.Env != nil {
-		cmd.Env = append(os.Environ(), c.Env...)
-	}
+	cmd.Env = c.Environ(os.Environ())
 	// After a kill, Wait returns within WaitDelay even if something the
 	// child started still holds a pipe open.
 	cmd.WaitDelay = timeout

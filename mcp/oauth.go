@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bridle-dev/bridle/internal/redact"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -99,7 +100,7 @@ func (e *loginRequiredError) Is(target error) bool { return target == ErrLoginRe
 type oauthHandler struct {
 	o        OAuth
 	resource string
-	shown    string // resource without its query, for messages
+	shown    string // resource with its secrets masked, for messages
 	client   *http.Client
 	logger   *slog.Logger
 	issuers  *issuerWatch
@@ -148,7 +149,7 @@ func newOAuthHandler(o OAuth, resource string, base *http.Client, logger *slog.L
 	}
 	w.base = rt
 	cc.Transport = w
-	return &oauthHandler{o: o, resource: resource, shown: redactURL(ru), client: &cc, logger: logger, issuers: w}, nil
+	return &oauthHandler{o: o, resource: resource, shown: redact.URL(ru.String()), client: &cc, logger: logger, issuers: w}, nil
 }
 
 // TokenSource returns the token to send, from the store the first time.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/internal/inert"
+	"github.com/bridle-dev/bridle/internal/redact"
 	"github.com/bridle-dev/bridle/internal/version"
 	"github.com/bridle-dev/bridle/keychain"
 	"github.com/bridle-dev/bridle/llm"
@@ -44,14 +46,25 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	u := newUI(stdout, stderr, os.Getenv)
 	w := stdout
+	// Every value is made inert before it is coloured: names, paths,
+	// commands and errors come from the environment, project files and
+	// servers.
 	row := func(name, format string, args ...any) {
+		for i, a := range args {
+			switch a := a.(type) {
+			case string:
+				args[i] = inert.Line(a)
+			case error:
+				args[i] = inert.Line(a.Error())
+			}
+		}
 		fmt.Fprintf(w, "%-10s %s\n", name, fmt.Sprintf(format, args...))
 	}
-	good := func(s string) string { return s }
-	bad := func(s string) string { return s }
+	good := func(s string) painted { return painted(inert.Line(s)) }
+	bad := func(s string) painted { return painted(inert.Line(s)) }
 	if u.outTTY && os.Getenv("NO_COLOR") == "" {
-		good = func(s string) string { return "\x1b[32m" + s + "\x1b[0m" }
-		bad = func(s string) string { return "\x1b[31m" + s + "\x1b[0m" }
+		good = func(s string) painted { return painted("\x1b[32m" + inert.Line(s) + "\x1b[0m") }
+		bad = func(s string) painted { return painted("\x1b[31m" + inert.Line(s) + "\x1b[0m") }
 	}
 	var problems []string
 
@@ -66,7 +79,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		problems = append(problems, err.Error())
 	} else {
 		row("model", "%s (%s)", m.Model.Value, m.Model.From)
-		row("base URL", "%s (%s)", m.BaseURL.Value, m.BaseURL.From)
+		row("base URL", "%s (%s)", redact.URL(m.BaseURL.Value), m.BaseURL.From)
 		var from keySource
 		key, from, err = m.findKey(os.Getenv, keychain.Get)
 		switch {
@@ -118,7 +131,8 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			problems = append(problems, err.Error())
 		}
 		for _, sv := range servers {
-			row("mcp", "%s: %s (from --mcp-config: connected without asking)", sv.Name, sv.Entry.describe())
+			row("mcp", "%s: %s (from --mcp-config: connected without asking)", sv.Name, painted(sv.Entry.describe()))
+			serverEnvRow(row, sv)
 		}
 	}
 	if werr == nil {
@@ -132,11 +146,12 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 			approved := loadApprovals()
 			for _, sv := range servers {
-				status := "not approved: agent-cli asks before starting it, on a terminal"
+				status := painted("not approved: agent-cli asks before starting it, on a terminal")
 				if approved.approved(sv) {
 					status = good("approved")
 				}
-				row("mcp", "%s: %s (.mcp.json; %s)", sv.Name, sv.Entry.describe(), status)
+				row("mcp", "%s: %s (.mcp.json; %s)", sv.Name, painted(sv.Entry.describe()), status)
+				serverEnvRow(row, sv)
 			}
 		}
 	}
@@ -159,7 +174,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(problems) > 0 {
 		fmt.Fprintln(w, bad("not ready:"))
 		for _, p := range problems {
-			fmt.Fprintln(w, "  - "+p)
+			fmt.Fprintln(w, "  - "+inert.String(p))
 		}
 		return errNotReady
 	}
@@ -167,7 +182,33 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func gotoolsStatus(ctx context.Context, path, from, dir string, good, bad func(string) string) string {
+// painted is a value of a doctor row already made inert (and perhaps
+// coloured).
+type painted string
+
+// serverEnvRow says which variables a stdio server gets, by name.
+func serverEnvRow(row func(string, string, ...any), sv mcpServer) {
+	if sv.Entry.transport() != "stdio" {
+		return
+	}
+	c, _ := sv.command("", func(string) string { return "" })
+	row("", "%s gets %s", sv.Name, envNames(c.Environ(os.Environ())))
+}
+
+// envNames lists the names of env's entries, never their values.
+func envNames(env []string) string {
+	var names []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return "no variables"
+	}
+	return strings.Join(names, ", ")
+}
+
+func gotoolsStatus(ctx context.Context, path, from, dir string, good, bad func(string) painted) painted {
 	conn, err := connectGotools(ctx, path, dir)
 	if err != nil {
 		return bad(fmt.Sprintf("%s (%s) did not start: %v", path, from, err))
@@ -177,7 +218,7 @@ func gotoolsStatus(ctx context.Context, path, from, dir string, good, bad func(s
 	if err != nil {
 		return bad(fmt.Sprintf("%s (%s) started but did not list its tools: %v", path, from, err))
 	}
-	return good(fmt.Sprintf("%s (%s) starts and offers %s", path, from, plural(len(tools), "tool")))
+	return good(fmt.Sprintf("%s (%s) starts and offers %s; it gets %s", path, from, plural(len(tools), "tool"), envNames(gotoolsCommand(path, dir).Environ(os.Environ()))))
 }
 
 // ping sends one tiny request.

@@ -25,6 +25,11 @@ var bins struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hostileEnv) != "" {
+		// The test binary plays a hostile MCP server for agent-cli.
+		serveHostile()
+		return
+	}
 	code := m.Run()
 	if bins.dir != "" {
 		os.RemoveAll(bins.dir)
@@ -100,6 +105,8 @@ type invocation struct {
 	dir   string   // the working folder; empty means a new one
 	stdin string
 	home  string // HOME and the configuration folder; empty means a new one
+	// ttyOut puts stdout on the pseudo-terminal too (startConsole only).
+	ttyOut bool
 }
 
 // baseEnv is a clean environment: no key, no keychain (on systems with a

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"strings"
 	"sync"
 
@@ -73,7 +74,7 @@ func (f *form) ask(ctx context.Context, r *mcp.ElicitRequest) (mcp.ElicitResult,
 	q := f.u.paint(bold+";"+yellow, "?")
 	if r.URL != "" {
 		f.say("%s MCP server %s asks you to open a page: %s\n  %s\n  open it in the browser? [y]es / [N]o ",
-			q, f.u.paint(bold, r.Server), inertText(r.Message), inertText(r.URL))
+			q, f.u.paint(bold, r.Server), inert.String(r.Message), inert.Line(r.URL))
 		answer, err := f.read(ctx)
 		if err != nil {
 			return mcp.ElicitResult{Action: mcp.ElicitCancel}, nil
@@ -88,7 +89,7 @@ func (f *form) ask(ctx context.Context, r *mcp.ElicitRequest) (mcp.ElicitResult,
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s MCP server %s asks: %s\n", q, f.u.paint(bold, r.Server), inertText(r.Message))
+	fmt.Fprintf(&b, "%s MCP server %s asks: %s\n", q, f.u.paint(bold, r.Server), inert.String(r.Message))
 	for _, fl := range r.Fields {
 		fmt.Fprintf(&b, "    %s\n", describeField(fl))
 	}
@@ -121,9 +122,9 @@ func (f *form) ask(ctx context.Context, r *mcp.ElicitRequest) (mcp.ElicitResult,
 // field reads one field until its value is valid. It reports false for a
 // field left empty: the default, if any, is then filled in by package mcp.
 func (f *form) field(ctx context.Context, fl mcp.ElicitField) (any, bool, error) {
-	prompt := "  " + inertText(fieldName(fl))
+	prompt := "  " + inert.String(fieldName(fl))
 	if fl.Default != nil {
-		prompt += fmt.Sprintf(" [%s]", inertText(fmt.Sprint(fl.Default)))
+		prompt += fmt.Sprintf(" [%s]", inert.String(fmt.Sprint(fl.Default)))
 	}
 	prompt += ": "
 	for {
@@ -136,12 +137,12 @@ func (f *form) field(ctx context.Context, fl mcp.ElicitField) (any, bool, error)
 			if fl.Default != nil || !fl.Required {
 				return nil, false, nil
 			}
-			f.say("  %s is required\n", inertText(fieldName(fl)))
+			f.say("  %s is required\n", inert.String(fieldName(fl)))
 			continue
 		}
 		v, err := fl.Value(text)
 		if err != nil {
-			f.say("  %s\n", inertText(err.Error()))
+			f.say("  %s\n", inert.String(err.Error()))
 			continue
 		}
 		return v, true, nil
@@ -192,5 +193,5 @@ func describeField(fl mcp.ElicitField) string {
 	if fl.Default != nil {
 		fmt.Fprintf(&b, " [default: %v]", fl.Default)
 	}
-	return inertText(b.String())
+	return inert.String(b.String())
 }

@@ -100,17 +100,3 @@ func TestElicitWithoutTerminalDeclines(t *testing.T) {
 		t.Errorf("elicitor = %+v, %v; said %q", got, err, out.String())
 	}
 }
-
-func TestInertText(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text\nline two": "plain text\nline two",
-		"\x1b[31mred":          `\x1b[31mred`,
-		"a\rb":                 `a\x0db`,
-		"evil\u202eexe.txt":    `evil\u202eexe.txt`,
-		"\u009b2J":             `\x9b2J`,
-	} {
-		if got := inertText(in); got != want {
-			t.Errorf("inertText(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

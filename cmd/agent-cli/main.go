@@ -10,6 +10,7 @@
 //	agent-cli key set PROVIDER       store a provider's API key in the keychain
 //	agent-cli key delete PROVIDER    remove it
 //	agent-cli mcp list|login|logout  the MCP servers and their OAuth logins
+//	agent-cli help                   print the help
 //
 // The answer goes to stdout; what happens on the way goes to stderr. See
 // docs/agent-cli.md for the flags, variables, tools and autonomy levels.
@@ -27,6 +28,7 @@ import (
 	"syscall"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
 	"github.com/bridle-dev/bridle/internal/version"
 	"github.com/bridle-dev/bridle/mcp"
@@ -38,7 +40,7 @@ func main() {
 	stop()
 	code := exitCode(err)
 	if err != nil && code != 130 && err.Error() != "" {
-		fmt.Fprintln(os.Stderr, "agent-cli:", err)
+		fmt.Fprintln(os.Stderr, "agent-cli:", inert.String(err.Error()))
 	}
 	os.Exit(code)
 }
@@ -77,6 +79,10 @@ Usage:
   agent-cli mcp list               the MCP servers, and whether they need a login
   agent-cli mcp login NAME         log in to an MCP server (OAuth, in the browser)
   agent-cli mcp logout NAME        forget its token
+  agent-cli help                   print this help
+
+In the conversation: /help, /clear (a new conversation), /model NAME, /exit.
+A line ending in \ goes on on the next; a pasted block is one message.
 
 Examples:
   agent-cli "what does this program do?"
@@ -192,6 +198,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "doctor":
 			return doctor(ctx, args[1:], stdout, stderr)
+		case "help":
+			_, err := parseArgs("agent-cli", []string{"--help"}, stdout, false)
+			if errors.Is(err, flag.ErrHelp) {
+				return nil
+			}
+			return err
 		case "key":
 			return keyCommand(ctx, args[1:], stdin, stderr)
 		case "mcp":

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/mcp"
 )
 
@@ -294,7 +295,7 @@ func mcpList(ctx context.Context, servers []mcpServer, stdout io.Writer, d mcpDe
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTRANSPORT\tLOGIN\tTOKEN")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r[0], r[1], inertText(r[2]), r[3])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r[0], r[1], inert.Line(r[2]), r[3])
 	}
 	return tw.Flush()
 }
@@ -356,7 +357,7 @@ func openAuthURL(w io.Writer, name string, browse func(ctx context.Context, url 
 		if err := mcp.CheckURL(url); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "log in to %s in your browser:\n  %s\n", name, inertText(url))
+		fmt.Fprintf(w, "log in to %s in your browser:\n  %s\n", name, inert.Line(url))
 		if err := browse(ctx, url); err != nil {
 			fmt.Fprintf(w, "(%v: open the URL yourself)\n", err)
 		}

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/inert"
+	"github.com/bridle-dev/bridle/internal/redact"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/tool"
 )
@@ -108,21 +110,42 @@ func (e mcpEntry) check() error {
 	return nil
 }
 
-// describe says what starting the server does, without the values of its
-// environment or headers, which may hold secrets.
+// describe says what starting the server does, on one line made inert,
+// without the values of its environment or headers, which may hold
+// secrets, and with the URL's secrets masked.
 func (e mcpEntry) describe() string {
 	if e.transport() == "http" {
-		s := "connect to " + e.URL
+		s := "connect to " + inert.Line(redact.URL(e.URL))
 		if len(e.Headers) > 0 {
-			s += " with headers " + strings.Join(keys(e.Headers), ", ")
+			s += " with headers " + inert.Line(strings.Join(keys(e.Headers), ", "))
 		}
 		return s
 	}
-	s := "run " + strings.Join(append([]string{e.Command}, e.Args...), " ")
+	s := "run " + commandLine(e.Command, e.Args)
 	if len(e.Env) > 0 {
-		s += " with " + strings.Join(keys(e.Env), ", ") + " set"
+		s += " with " + inert.Line(strings.Join(keys(e.Env), ", ")) + " set"
 	}
 	return s
+}
+
+// commandLine shows a command and its arguments as a shell would take
+// them, each word quoted when it holds a space or a quote, made inert.
+func commandLine(command string, args []string) string {
+	words := make([]string, 0, len(args)+1)
+	for _, w := range append([]string{command}, args...) {
+		if w == "" || strings.ContainsFunc(w, func(r rune) bool { return r <= ' ' || strings.ContainsRune("\"'\\$`;&|<>(){}*?#~", r) }) {
+			w = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(w) + `"`
+		}
+		words = append(words, inert.Line(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// serverView shows a .mcp.json entry before the person approves it: what
+// it runs (each word quoted as a shell would need it) or reaches, and the
+// names of the variables and headers it sets.
+func serverView(sv mcpServer) *view {
+	return &view{sections: []section{{head: ".mcp.json server " + inert.Line(sv.Name) + ": " + sv.Entry.describe()}}}
 }
 
 func keys(m map[string]string) []string {

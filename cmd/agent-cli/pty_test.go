@@ -53,6 +53,9 @@ func startConsole(t *testing.T, inv invocation) *console {
 	}
 	c.cmd.Env = append(baseEnv(home), inv.env...)
 	c.cmd.Stdin, c.cmd.Stderr, c.cmd.Stdout = tty, tty, &c.stdout
+	if inv.ttyOut {
+		c.cmd.Stdout = tty
+	}
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -72,6 +75,11 @@ func (c *console) read() {
 		n, err := c.pty.Read(buf)
 		c.mu.Lock()
 		c.screen.Write(buf[:n])
+		// DEBUG_SCREEN names a file that gets what the terminal showed so
+		// far: what a test waiting for text that never came was looking at.
+		if f := os.Getenv("DEBUG_SCREEN"); f != "" {
+			os.WriteFile(f, c.screen.Bytes(), 0o644)
+		}
 		close(c.changed)
 		c.changed = make(chan struct{})
 		if err != nil {
@@ -151,7 +159,7 @@ func TestApprovalOnATerminal(t *testing.T) {
 		dir := t.TempDir()
 		// With colour and the spinner: the prompt must still be there.
 		c := startConsole(t, invocation{args: []string{"write hello.txt"}, dir: dir, env: anthropic(srv)})
-		c.waitFor("write_file hello.txt (6 bytes, 1 line)")
+		c.waitFor("write_file hello.txt: creates it (6 bytes, 1 line)")
 		c.waitFor("write_file")
 		c.waitFor("(write)? " + prompt)
 		c.send("y\r")

@@ -7,13 +7,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/bridle-dev/bridle/internal/inert"
 )
 
-// repl holds a conversation on the terminal: each line is a turn on the
-// same agent. Ctrl-C cancels the turn in progress (or the line being
+// repl holds a conversation on the terminal: each message is a turn on the
+// same agent. Messages are typed in a line editor (history, cursor keys,
+// paste); a line starting with a slash is a command, never sent to the
+// model. Ctrl-C cancels the turn in progress (or drops the line being
 // typed); Ctrl-D or /exit leaves.
 //
 // The turns do not run under ctx, which the first Ctrl-C cancels for good:
@@ -42,19 +47,20 @@ func (s *session) repl(ctx context.Context) error {
 		return c, cancel
 	}
 
-	s.ui.notice("agent-cli: ask about the code in %s; Ctrl-C cancels a turn, Ctrl-D or /exit leaves", s.work.abs)
+	s.ui.notice("agent-cli: ask about the code in %s; /help lists the commands, Ctrl-C cancels a turn, Ctrl-D or /exit leaves", s.work.abs)
 	for {
 		s.ui.line("")
-		fmt.Fprint(s.ui.err, s.ui.paint(bold, "> "))
 		wait, stop := interruptible()
-		line, err := s.lines.next(wait)
+		line, err := s.readMessage(wait)
 		interrupted := wait.Err() != nil
 		stop()
 		switch {
 		case terminated.Load():
 			return errInterrupted
-		case interrupted:
-			fmt.Fprintln(s.ui.err)
+		case interrupted, errors.Is(err, errDropped):
+			if interrupted {
+				fmt.Fprintln(s.ui.err)
+			}
 			continue
 		case errors.Is(err, io.EOF):
 			fmt.Fprintln(s.ui.err)
@@ -62,11 +68,15 @@ func (s *session) repl(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		switch line = strings.TrimSpace(line); line {
-		case "":
+		line = strings.TrimSpace(line)
+		if line == "" {
 			continue
-		case "/exit", "/quit":
-			return nil
+		}
+		if name, arg, ok := command(line); ok {
+			if done := s.command(ctx, name, arg); done {
+				return nil
+			}
+			continue
 		}
 
 		turn, stop := interruptible()
@@ -76,7 +86,81 @@ func (s *session) repl(ctx context.Context) error {
 		case terminated.Load():
 			return errInterrupted
 		case err != nil && !errors.Is(err, errInterrupted):
-			s.ui.line("%s %v", s.ui.paint(red, "error:"), err)
+			s.ui.failure(err)
 		}
 	}
+}
+
+// readMessage reads the next message: in the line editor when there is
+// one, else a line.
+func (s *session) readMessage(ctx context.Context) (string, error) {
+	if s.editor != nil {
+		return s.editor.read(ctx, s.ui.paint(bold, "> "))
+	}
+	fmt.Fprint(s.ui.err, s.ui.paint(bold, "> "))
+	return s.lines.next(ctx)
+}
+
+// slashCommand is a slash command: a slash and a word, then its argument.
+// "/usr/bin/x is what?" has a second slash, so it is a message.
+var slashCommand = regexp.MustCompile(`^/([a-z][a-z-]*)(?:\s+(.*))?$`)
+
+// command splits a slash command into its name and argument.
+func command(line string) (name, arg string, ok bool) {
+	m := slashCommand.FindStringSubmatch(line)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], strings.TrimSpace(m[2]), true
+}
+
+// commands are the conversation's slash commands, for /help.
+var commands = []struct{ name, help string }{
+	{"/help", "list the commands"},
+	{"/clear", "start a new conversation: the model forgets the earlier turns"},
+	{"/model [NAME]", "go on with another model of the same provider, or say which is used"},
+	{"/exit", "leave (so does Ctrl-D)"},
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, strings.Fields(c.name)[0])
+	}
+	return strings.Join(names, ", ")
+}
+
+// command runs a slash command; done reports that the conversation ends.
+func (s *session) command(ctx context.Context, name, arg string) (done bool) {
+	switch name {
+	case "exit", "quit":
+		return true
+	case "help":
+		var b strings.Builder
+		b.WriteString("commands:\n")
+		for _, c := range commands {
+			fmt.Fprintf(&b, "  %-15s %s\n", c.name, c.help)
+		}
+		b.WriteString("A line ending in \\ goes on on the next; a pasted block is one message, sent with Enter.")
+		s.ui.line("%s", b.String())
+	case "clear":
+		if err := s.agent.SetHistory(nil); err != nil {
+			s.ui.failure(err)
+			return false
+		}
+		s.ui.notice("a new conversation: the earlier turns are forgotten")
+	case "model":
+		if arg == "" {
+			s.ui.notice("the model is %s", s.model)
+			return false
+		}
+		if err := s.switchModel(ctx, arg); err != nil {
+			s.ui.failure(err)
+			return false
+		}
+		s.ui.notice("the model is now %s", s.model)
+	default:
+		s.ui.line("%s unknown command /%s: the commands are %s", s.ui.paint(yellow, "?"), inert.Line(name), commandNames())
+	}
+	return false
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/childenv"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/internal/otelsetup"
 	"github.com/bridle-dev/bridle/mcp"
 )
@@ -48,13 +50,20 @@ func findGotools(getenv func(string) string) (path, from string, err error) {
 	return "", "", errors.New("gotools-mcp is neither next to agent-cli nor on PATH: install it with `go install github.com/bridle-dev/bridle/cmd/gotools-mcp@latest`, or set GOTOOLS_BIN")
 }
 
+// gotoolsCommand is gotools-mcp on the working folder, with the
+// allow-listed environment and the Go toolchain's variables: the code it
+// runs for the model never sees the person's keys.
+func gotoolsCommand(path, dir string) mcp.Command {
+	return mcp.Command{Path: path, Args: []string{"--root", dir}, Dir: dir, EnvNames: childenv.Go, Env: otelsetup.Env()}
+}
+
 // connectGotools starts gotools-mcp on the working folder. The server is
 // ours, so its tool annotations are believed: go_fmt, which only reports,
 // counts as what it says it is.
 func connectGotools(ctx context.Context, path, dir string) (*mcp.Session, error) {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
-	return mcp.ConnectCommand(ctx, "gotools", mcp.Command{Path: path, Args: []string{"--root", dir}, Dir: dir, Env: otelsetup.Env()}, &mcp.ClientOptions{Hints: mcp.HintsTrusted})
+	return mcp.ConnectCommand(ctx, "gotools", gotoolsCommand(path, dir), &mcp.ClientOptions{Hints: mcp.HintsTrusted})
 }
 
 // connectServers connects gotools-mcp, the servers of --mcp-config, and
@@ -98,7 +107,7 @@ func (s *session) connectServers(ctx context.Context, o *options) error {
 		case approved.approved(sv):
 			s.connect(ctx, sv)
 		case s.ui.interactive:
-			d := s.ui.ask(ctx, s.lines, []string{fmt.Sprintf(".mcp.json server %s: %s", sv.Name, sv.Entry.describe())}, fmt.Sprintf("start %s?", s.ui.paint(bold, sv.Name)))
+			d := s.ui.ask(ctx, s.lines, serverView(sv), fmt.Sprintf("start %s?", s.ui.paint(bold, inert.Line(sv.Name))))
 			if d == agent.Always {
 				if err := approved.remember(sv); err != nil {
 					s.ui.warn("the approval of %s could not be saved: %v", sv.Name, err)

@@ -27,6 +27,10 @@ type session struct {
 	work    *workdir
 	agent   *agent.Agent
 	lines   *lineReader // the person's input, on a terminal; else nil
+	editor  *editor     // the conversation's line editor, on a terminal
+	client  llm.Client
+	cfg     *agent.Options
+	model   string // the model the agent talks to
 	conns   []*mcp.Session
 	keyFrom keySource
 	// browse opens a login page for an MCP server; nil means mcp.OpenBrowser.
@@ -64,11 +68,16 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 		Autonomy: o.autonomy,
 		NoStream: o.noStream,
 		OnEvent:  s.ui.event,
+		RiskOf:   work.riskOf,
 	}
 	if interactive {
 		s.lines = newLineReader(stdin)
-		cfg.Approver = s.ui.approver(s.lines)
+		cfg.Approver = s.ui.approver(s.lines, work)
 	}
+	if f, ok := stdin.(*os.File); ok && interactive {
+		s.editor = newEditor(s.lines, f, stderr)
+	}
+	s.client, s.cfg, s.model = client, cfg, m.Model.Value
 	s.agent = agent.New(client, cfg)
 	s.agent.Add(fileTools(work)...)
 	if err := s.connectServers(ctx, o); err != nil {
@@ -87,6 +96,25 @@ func (s *session) close() {
 		c.Close()
 	}
 	s.work.Close()
+}
+
+// switchModel goes on with the conversation on another model of the same
+// provider: a new agent with the same tools, servers and history.
+func (s *session) switchModel(ctx context.Context, model string) error {
+	cfg := *s.cfg
+	cfg.Model = model
+	a := agent.New(s.client, &cfg)
+	a.Add(fileTools(s.work)...)
+	for _, c := range s.conns {
+		if err := a.Connect(ctx, c.Name(), c); err != nil {
+			return err
+		}
+	}
+	if err := a.SetHistory(s.agent.History()); err != nil {
+		return err
+	}
+	s.agent, s.cfg, s.model = a, &cfg, model
+	return nil
 }
 
 // ask answers one question.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bridle-dev/bridle/agent"
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/tool"
 	"golang.org/x/term"
 )
@@ -38,12 +39,14 @@ type ui struct {
 	maxSteps    int
 	interactive bool // whether the person could have been asked
 	spin        *spinner
+	getenv      func(string) string
+	answer      inert.Stream // the answer streamed to a terminal
 }
 
 func newUI(stdout, stderr io.Writer, getenv func(string) string) *ui {
 	errTTY := isTerminal(stderr)
 	fancy := errTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-	return &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy}
+	return &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, getenv: getenv}
 }
 
 // The colours of activity lines.
@@ -79,9 +82,10 @@ func (u *ui) lineLocked(format string, args ...any) {
 }
 
 // event shows one agent event. Text streams to stdout when stdout is a
-// terminal; otherwise each step's text is held until the step ends, and
-// goes to stdout only if the step called no tool, so that a redirected
-// stdout holds the answer and not the model's remarks on the way.
+// terminal, made inert; otherwise each step's text is held until the step
+// ends, and goes to stdout, byte for byte, only if the step called no
+// tool, so that a redirected stdout holds the answer and not the model's
+// remarks on the way. Everything shown on stderr is made inert.
 func (u *ui) event(ev agent.Event) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -89,18 +93,18 @@ func (u *ui) event(ev agent.Event) {
 	case agent.EventText:
 		if u.outTTY {
 			u.stopSpinLocked()
-			io.WriteString(u.out, ev.Text)
+			io.WriteString(u.out, u.answer.Next(ev.Text))
 			u.midLine = !strings.HasSuffix(ev.Text, "\n")
 		} else {
 			u.pending.WriteString(ev.Text)
 		}
 	case agent.EventCalling:
 		u.narrateLocked()
-		u.lineLocked("%s %s%s", u.paint(cyan, "[tool]"), ev.Call.Name, u.paint(dim, summary(ev.Call)))
+		u.lineLocked("%s %s%s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(dim, summary(ev.Call)))
 		u.startSpinLocked()
 	case agent.EventReturned:
 		if ev.Failed {
-			u.lineLocked("%s %s %s", u.paint(cyan, "[tool]"), ev.Call.Name, u.paint(red, "failed: "+firstLine(ev.Output, 120)))
+			u.lineLocked("%s %s %s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(red, "failed: "+firstLine(ev.Output, 120)))
 		}
 		u.startSpinLocked()
 	case agent.EventDeclined:
@@ -109,9 +113,9 @@ func (u *ui) event(ev agent.Event) {
 		if why := u.whyNot(ev); why != "" {
 			msg += " (" + why + ")"
 		}
-		u.lineLocked("%s %s %s", u.paint(cyan, "[tool]"), ev.Call.Name, u.paint(yellow, msg))
+		u.lineLocked("%s %s %s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(yellow, msg))
 	case agent.EventRetrying:
-		u.lineLocked("%s", u.paint(yellow, fmt.Sprintf("retrying in %s (%s)", roundWait(ev.Retry.Wait), ev.Retry.Reason)))
+		u.lineLocked("%s", u.paint(yellow, fmt.Sprintf("retrying in %s (%s)", roundWait(ev.Retry.Wait), inert.Line(ev.Retry.Reason))))
 		u.startSpinLocked()
 	case agent.EventStep:
 		u.endStepLocked()
@@ -126,7 +130,7 @@ func (u *ui) narrateLocked() {
 	text := strings.TrimRight(u.pending.String(), "\n")
 	u.pending.Reset()
 	if strings.TrimSpace(text) != "" {
-		u.lineLocked("%s", u.paint(dim, text))
+		u.lineLocked("%s", u.paint(dim, inert.String(text)))
 	}
 }
 
@@ -208,6 +212,9 @@ func (u *ui) end(out agent.Outcome) {
 	defer u.mu.Unlock()
 	u.stopSpinLocked()
 	u.endStepLocked()
+	if rest := u.answer.Flush(); rest != "" {
+		io.WriteString(u.out, rest)
+	}
 	if u.midLine {
 		io.WriteString(u.out, "\n")
 		u.midLine = false
@@ -222,28 +229,35 @@ func (u *ui) end(out agent.Outcome) {
 		}
 		msg := fmt.Sprintf("stopped: %s after %d %s", strings.ReplaceAll(string(out.Stop), "_", " "), out.Steps, steps)
 		if out.Stop == agent.StopRefused && out.Reason != "" {
-			msg += " (" + out.Reason + ")"
+			msg += " (" + inert.Line(out.Reason) + ")"
 		}
 		u.lineLocked("%s", u.paint(yellow, msg))
 	}
 }
 
-// notice writes a line of information to stderr.
+// notice writes a line of information to stderr, made inert: its
+// arguments may come from a server or a project file.
 func (u *ui) notice(format string, args ...any) {
-	u.line("%s", u.paint(dim, fmt.Sprintf(format, args...)))
+	u.line("%s", u.paint(dim, inert.String(fmt.Sprintf(format, args...))))
 }
 
-// warn writes a warning to stderr.
+// warn writes a warning to stderr, made inert.
 func (u *ui) warn(format string, args ...any) {
-	u.line("%s %s", u.paint(yellow, "warning:"), fmt.Sprintf(format, args...))
+	u.line("%s %s", u.paint(yellow, "warning:"), inert.String(fmt.Sprintf(format, args...)))
 }
 
+// failure writes an error that ended a turn to stderr, made inert.
+func (u *ui) failure(err error) {
+	u.line("%s %s", u.paint(red, "error:"), inert.String(err.Error()))
+}
+
+// firstLine is the first line of s, at most max bytes, made inert.
 func firstLine(s string, max int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	return clip.String(s, max)
+	return inert.Line(clip.String(s, max))
 }
 
 func roundWait(d time.Duration) time.Duration {

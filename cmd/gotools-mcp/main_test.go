@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	bridle "github.com/bridle-dev/bridle"
+	"github.com/bridle-dev/bridle/internal/childenv"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/mcp/mcptest"
 	"github.com/bridle-dev/bridle/sandbox"
@@ -295,10 +296,11 @@ func TestOverStdio(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	sess, err := mcp.ConnectCommand(t.Context(), "gotools", mcp.Command{
-		Path:   exe,
-		Args:   []string{"--root", testdataRoot(t)},
-		Env:    []string{"GOTOOLS_MCP_SERVE=1"},
-		Stderr: &stderr,
+		Path:     exe,
+		Args:     []string{"--root", testdataRoot(t)},
+		Env:      []string{"GOTOOLS_MCP_SERVE=1"},
+		EnvNames: childenv.Go,
+		Stderr:   &stderr,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
