@@ -131,4 +131,11 @@ func titleOf(name string) (string, bool) {
 // nfc returns s in Unicode normalisation form C. Titles are compared in
 // it: "Café" saved decomposed (as macOS and sync tools write names) is the
 // same note as "Café" typed composed, and a new note's name is stored so.
-func nfc(s string) string { return norm.NFC.String(s) }
+func nfc(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return norm.NFC.String(s)
+		}
+	}
+	return s // ASCII is in every normal form
+}
