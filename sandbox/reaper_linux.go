@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -110,16 +111,44 @@ func stat(pid int) (ppid, pgrp int) {
 }
 
 // mark is the run mark in pid's environment, or "" (none, or unreadable:
-// an exited process has no environment left).
+// an exited process has no environment left). A process in the middle of
+// execve shows an empty or torn environment for a moment, so it is read
+// until two reads agree and end where a variable ends, for at most a
+// second.
 func mark(pid int) string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return ""
-	}
-	for kv := range bytes.SplitSeq(b, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(runVar+"=")); ok {
-			return string(v)
+	dir := "/proc/" + strconv.Itoa(pid) + "/"
+	wait := 50 * time.Microsecond
+	var last []byte
+	for deadline := time.Now().Add(time.Second); ; {
+		b, err := os.ReadFile(dir + "environ")
+		if err != nil {
+			return ""
 		}
+		for kv := range bytes.SplitSeq(b, []byte{0}) {
+			if v, ok := bytes.CutPrefix(kv, []byte(runVar+"=")); ok {
+				return string(v)
+			}
+		}
+		settled := len(b) > 0 && b[len(b)-1] == 0 && bytes.Equal(b, last)
+		if settled || time.Now().After(deadline) {
+			return ""
+		}
+		if st, err := os.ReadFile(dir + "stat"); err != nil || state(st) == 'Z' {
+			return ""
+		}
+		if last != nil {
+			time.Sleep(wait)
+			wait = min(2*wait, 10*time.Millisecond)
+		}
+		last = b
 	}
-	return ""
+}
+
+// state is the state letter of a /proc/PID/stat line.
+func state(stat []byte) byte {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return 0
+	}
+	return stat[i+2]
 }
