@@ -15,6 +15,11 @@ import (
 // it is closed, unless --session-timeout says otherwise.
 const defaultSessionTimeout = 30 * time.Minute
 
+// defaultMaxSessions bounds the HTTP sessions open at once, unless
+// --max-sessions says otherwise: past it, the session quiet longest is
+// closed to make room.
+const defaultMaxSessions = 1000
+
 // config is what the command line and the environment ask for.
 type config struct {
 	dir   string // the notes folder, absolute
@@ -24,8 +29,11 @@ type config struct {
 	// sessionTimeout closes an HTTP session idle that long; negative
 	// means never.
 	sessionTimeout time.Duration
-	help           bool
-	version        bool
+	// maxSessions bounds the HTTP sessions open at once; negative means
+	// no bound.
+	maxSessions int
+	help        bool
+	version     bool
 }
 
 // usageError is a mistake on the command line.
@@ -48,6 +56,7 @@ func parseArgs(args []string, getenv func(string) string) (config, error) {
 	port := fl.String("http", "", "")
 	host := fl.String("addr", "127.0.0.1", "")
 	sessionTimeout := fl.Duration("session-timeout", defaultSessionTimeout, "")
+	maxSessions := fl.Int("max-sessions", defaultMaxSessions, "")
 	fl.BoolVar(&cfg.version, "version", false, "")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -65,7 +74,7 @@ func parseArgs(args []string, getenv func(string) string) (config, error) {
 	set := map[string]bool{}
 	fl.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *port == "" {
-		for _, name := range []string{"addr", "session-timeout"} {
+		for _, name := range []string{"addr", "session-timeout", "max-sessions"} {
 			if set[name] {
 				return cfg, usagef("--%s only applies with --http PORT", name)
 			}
@@ -85,6 +94,14 @@ func parseArgs(args []string, getenv func(string) string) (config, error) {
 			cfg.sessionTimeout = -1
 		default:
 			cfg.sessionTimeout = *sessionTimeout
+		}
+		switch {
+		case *maxSessions < 0:
+			return cfg, usagef("--max-sessions is %d: give a number of sessions, or 0 for no bound", *maxSessions)
+		case *maxSessions == 0:
+			cfg.maxSessions = -1
+		default:
+			cfg.maxSessions = *maxSessions
 		}
 		cfg.http = true
 		cfg.addr = net.JoinHostPort(*host, *port)
@@ -113,7 +130,7 @@ const usage = `notes-mcp: an MCP server over a folder of Markdown notes.
 
 Usage:
   notes-mcp [--dir DIR]                            serve over stdin and stdout
-  notes-mcp [--dir DIR] --http PORT [--addr ADDR] [--session-timeout D]
+  notes-mcp [--dir DIR] --http PORT [--addr ADDR] [--session-timeout D] [--max-sessions N]
                                                    serve Streamable HTTP at http://ADDR:PORT/mcp
 
 Flags:
@@ -123,6 +140,9 @@ Flags:
   --addr ADDR   the interface to listen on with --http (default 127.0.0.1)
   --session-timeout D
                 with --http: close a session idle for D (default 30m; 0 never)
+  --max-sessions N
+                with --http: keep at most N sessions open, closing the one quiet
+                longest to make room (default 1000; 0 no bound)
   --help        show this help
   --version     print the version
 

@@ -81,12 +81,12 @@ func (w *lineWriter) String() string {
 
 var urlPattern = regexp.MustCompile(`http://\S+/mcp`)
 
-// startHTTP starts notes-mcp --http 0 over dir, with token in
+// startHTTP starts notes-mcp --http 0 over dir with args, with token in
 // NOTES_MCP_TOKEN when it is not empty, and returns its URL. The server is
 // interrupted and must exit cleanly when the test ends.
-func startHTTP(t *testing.T, dir, token string) string {
+func startHTTP(t *testing.T, dir, token string, args ...string) string {
 	t.Helper()
-	cmd, _ := program(t, "--dir", dir, "--http", "0")
+	cmd, _ := program(t, append([]string{"--dir", dir, "--http", "0"}, args...)...)
 	cmd.Env = append(cmd.Env, "NOTES_MCP_TOKEN="+token)
 	stderr := newLineWriter()
 	cmd.Stderr = stderr

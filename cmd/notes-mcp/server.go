@@ -79,6 +79,7 @@ func httpOptions(cfg config, logger *slog.Logger) *mcp.HTTPOptions {
 		Token:          cfg.token,
 		MaxBodyBytes:   maxRequestBytes,
 		SessionTimeout: cfg.sessionTimeout,
+		MaxSessions:    cfg.maxSessions,
 		Logger:         logger,
 	}
 }

@@ -43,3 +43,33 @@ func TestSessionTimeoutFlag(t *testing.T) {
 		})
 	}
 }
+
+func TestMaxSessionsFlag(t *testing.T) {
+	getenv := func(string) string { return "/h" }
+	for _, c := range []struct {
+		name string
+		args []string
+		want int
+		err  string
+	}{
+		{"at most 1000 HTTP sessions by default", []string{"--http", "0"}, 1000, ""},
+		{"--max-sessions sets the bound", []string{"--http", "0", "--max-sessions", "10"}, 10, ""},
+		{"--max-sessions 0 lifts it", []string{"--http", "0", "--max-sessions", "0"}, -1, ""},
+		{"a negative --max-sessions is a usage error", []string{"--http", "0", "--max-sessions", "-2"}, 0, "--max-sessions is -2"},
+		{"--max-sessions without --http is a usage error", []string{"--max-sessions", "5"}, 0, "--max-sessions only applies with --http PORT"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := parseArgs(c.args, getenv)
+			if c.err != "" {
+				wantErr(t, err, c.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := httpOptions(cfg, nil).MaxSessions; got != c.want {
+				t.Errorf("HTTPOptions.MaxSessions = %d, want %d", got, c.want)
+			}
+		})
+	}
+}
