@@ -18,7 +18,6 @@ import (
 
 const (
 	maxReadBytes = 1 << 20 // read_file refuses larger files
-	maxListed    = 1000    // list_files stops after this many entries
 )
 
 type readFileArgs struct {
@@ -44,7 +43,7 @@ type editFileArgs struct {
 func fileTools(w *workdir) []tool.Tool {
 	return []tool.Tool{
 		tool.New("read_file", "Read a text file in the working folder and return its content.", tool.Read, w.readFile),
-		tool.New("list_files", "List the files and folders under a folder of the working folder, recursively; folders end with a slash. The .git folder is left out.", tool.Read, w.listFiles),
+		tool.New("list_files", listFilesDescription, tool.Read, w.listFiles),
 		tool.New("write_file", "Write a whole file in the working folder, replacing it if it exists and creating missing folders. Prefer edit_file for small changes to an existing file.", tool.Write, w.writeFileTool),
 		tool.New("edit_file", "Replace one exact, unique piece of text in a file of the working folder. Read the file first and copy the old text exactly.", tool.Write, w.editFile),
 	}
@@ -85,59 +84,6 @@ func (w *workdir) readFile(_ context.Context, in readFileArgs) (string, error) {
 		return "(" + rel + " is empty)", nil
 	}
 	return string(data), nil
-}
-
-func (w *workdir) listFiles(_ context.Context, in listFilesArgs) (string, error) {
-	p := in.Path
-	if strings.TrimSpace(p) == "" {
-		p = "."
-	}
-	rel, err := w.resolve(p)
-	if err != nil {
-		return "", err
-	}
-	fi, err := w.root.Stat(rel)
-	if err != nil {
-		return "", fileError(rel, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is a file, not a folder: use read_file to read it", rel)
-	}
-	var b strings.Builder
-	n := 0
-	err = fs.WalkDir(w.root.FS(), rel, func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if name == rel {
-				return err
-			}
-			return nil // an unreadable entry is left out
-		}
-		if name == rel {
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
-		}
-		n++
-		if n <= maxListed {
-			b.WriteString(name)
-			if d.IsDir() {
-				b.WriteByte('/')
-			}
-			b.WriteByte('\n')
-		}
-		return nil
-	})
-	if err != nil {
-		return "", fileError(rel, err)
-	}
-	switch {
-	case n == 0:
-		return "(" + rel + " is empty)", nil
-	case n > maxListed:
-		fmt.Fprintf(&b, "… and %d more: list a subfolder to see them\n", n-maxListed)
-	}
-	return b.String(), nil
 }
 
 func (w *workdir) writeFileTool(_ context.Context, in writeFileArgs) (string, error) {
