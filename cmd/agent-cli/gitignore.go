@@ -89,7 +89,21 @@ func parseIgnoreLine(line string) (ignorePattern, bool) {
 	if !p.anchor {
 		p.segs = append([]string{"**"}, p.segs...)
 	}
+	p.segs = collapseStars(p.segs)
 	return p, true
+}
+
+// collapseStars makes runs of "**" one, which means the same and keeps
+// matching from growing with each.
+func collapseStars(segs []string) []string {
+	out := segs[:0:0]
+	for _, s := range segs {
+		if s == "**" && len(out) > 0 && out[len(out)-1] == "**" {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // match reports whether rel (slash-separated, relative to the pattern's

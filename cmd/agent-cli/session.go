@@ -15,7 +15,8 @@ import (
 
 const systemPrompt = `You are agent-cli, a coding agent working in the folder %s on the person's computer. The person asks about the code there, or asks for changes.
 
-- Look before you answer: list_files and read_file show what is there. Paths are relative to the working folder.
+- Look before you answer: list_files, glob, grep and read_file show what is there. Paths are relative to the working folder.
+- bash runs a command line in the working folder; the person may be asked first.
 - Change files with edit_file (a small change to an existing file) or write_file (a new file, or a rewrite). The person may decline a call; then do not try it again: say what you would have done.
 - When you write Go, check it with the Go tools when you have them (mcp__gotools__go_check, then go_test or go_run) and fix what they report before you answer.
 - Your last reply is printed as the answer: make it complete and to the point.`
@@ -80,6 +81,8 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	s.client, s.cfg, s.model = client, cfg, m.Model.Value
 	s.agent = agent.New(client, cfg)
 	s.agent.Add(fileTools(work)...)
+	s.agent.Add(findTools(work)...)
+	s.agent.Add(bashTool(work))
 	if err := s.connectServers(ctx, o); err != nil {
 		s.close()
 		return nil, err

@@ -154,7 +154,7 @@ func checkGlob(pattern, what string) ([]string, error) {
 			return nil, fmt.Errorf("%s %q is malformed (%v): check its brackets and backslashes", what, pattern, err)
 		}
 	}
-	return slices.DeleteFunc(segs, func(s string) bool { return s == "" || s == "." }), nil
+	return collapseStars(slices.DeleteFunc(segs, func(s string) bool { return s == "" || s == "." })), nil
 }
 
 // literalPrefix is the folder a pattern's leading segments name without
