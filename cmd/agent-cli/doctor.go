@@ -80,6 +80,12 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	} else {
 		row("model", "%s (%s)", m.Model.Value, m.Model.From)
 		row("base URL", "%s (%s)", redact.URL(m.BaseURL.Value), m.BaseURL.From)
+		if n, from, err := resolveMaxTokens(o.maxTokens, m.Model.Value, os.Getenv); err != nil {
+			row("max tokens", "%s", bad(err.Error()))
+			problems = append(problems, err.Error())
+		} else {
+			row("max tokens", "%d (%s)", n, from)
+		}
 		var from keySource
 		key, from, err = m.findKey(os.Getenv, keychain.Get)
 		switch {

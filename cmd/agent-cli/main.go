@@ -99,6 +99,7 @@ Environment:
   AGENT_PROVIDER   the provider preset (default anthropic): %s
   AGENT_MODEL      the model (default: the preset's)
   AGENT_BASE_URL   an API root of your own, such as http://localhost:8080/v1
+  AGENT_MAX_TOKENS the most tokens one reply may have (default: the model's limit)
   AGENT_FALLBACK   providers to try when the first is down, in order:
                    PROVIDER[:MODEL][@BASE_URL],… (openai:gpt-5-mini,ollama:qwen3)
   ANTHROPIC_API_KEY, OPENAI_API_KEY, …  the preset's key (else the keychain)
@@ -115,6 +116,7 @@ ended, 1 on bad configuration or a failure to reach the model, 130 on Ctrl-C.
 type options struct {
 	autonomy  agent.Autonomy
 	maxSteps  int
+	maxTokens int
 	dir       string
 	mcpConfig string
 	noStream  bool
@@ -133,6 +135,7 @@ func parseArgs(name string, args []string, stdout io.Writer, doctor bool) (*opti
 	fs.SetOutput(io.Discard)
 	autonomy := fs.String("autonomy", "ask", "which tool calls run without asking, by `level`: read-only (reads only), ask (reads; asks before the rest), edits (reads and writes; asks before commands), auto (everything)")
 	fs.IntVar(&o.maxSteps, "max-steps", agent.DefaultMaxSteps, "the most model replies one question may take")
+	fs.IntVar(&o.maxTokens, "max-tokens", 0, "the most tokens one reply may have, over AGENT_MAX_TOKENS (default: the model's limit, else 16384)")
 	fs.StringVar(&o.dir, "dir", ".", "the working `folder` the file tools are confined to")
 	fs.StringVar(&o.mcpConfig, "mcp-config", "", "a `file` of extra MCP servers in the .mcp.json format, connected without asking")
 	fs.BoolVar(&o.noStream, "no-stream", false, "ask for whole replies instead of streamed ones")

@@ -57,6 +57,10 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	if client, err = withFallback(client, os.Getenv, keychain.Get); err != nil {
 		return nil, err
 	}
+	maxTokens, _, err := resolveMaxTokens(o.maxTokens, m.Model.Value, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
 	work, err := openWorkdir(o.dir)
 	if err != nil {
 		return nil, err
@@ -64,12 +68,13 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from}
 	s.ui.autonomy, s.ui.maxSteps, s.ui.interactive = o.autonomy, o.maxSteps, interactive
 	cfg := &agent.Options{
-		System:   fmt.Sprintf(systemPrompt, work.abs),
-		MaxSteps: o.maxSteps,
-		Autonomy: o.autonomy,
-		NoStream: o.noStream,
-		OnEvent:  s.ui.event,
-		RiskOf:   work.riskOf,
+		System:    fmt.Sprintf(systemPrompt, work.abs),
+		MaxSteps:  o.maxSteps,
+		MaxTokens: maxTokens,
+		Autonomy:  o.autonomy,
+		NoStream:  o.noStream,
+		OnEvent:   s.ui.event,
+		RiskOf:    work.riskOf,
 	}
 	if interactive {
 		s.lines = newLineReader(stdin)
