@@ -117,6 +117,13 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	} else {
 		defer work.Close()
 		row("folder", "%s", work.abs)
+		files := findInstructions(work.abs, os.UserConfigDir)
+		if len(files) == 0 {
+			row("instructions", "none (AGENTS.md or CLAUDE.md in the folder or its parents up to the repository root, or in %s)", userInstructionsDir())
+		}
+		for _, f := range files {
+			row("instructions", "%s", f.describe())
+		}
 	}
 
 	switch path, from, err := findGotools(os.Getenv); {
