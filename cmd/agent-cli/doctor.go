@@ -99,6 +99,16 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 
+	switch rows, err := fallbackRows(os.Getenv); {
+	case err != nil:
+		row("fallback", "%s", bad(err.Error()))
+		problems = append(problems, err.Error())
+	default:
+		for _, r := range rows {
+			row("fallback", "%s", r)
+		}
+	}
+
 	account := m.Preset.Name
 	if account == "" {
 		account = "anthropic"
@@ -126,7 +136,15 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 
+	var replaced string
+	if werr == nil {
+		if sv, ok := findServer(configuredServers(o.mcpConfig, work.abs), builtinGotools); ok {
+			replaced = sv.File
+		}
+	}
 	switch path, from, err := findGotools(os.Getenv); {
+	case replaced != "":
+		row("gotools", "the server gotools of %s replaces the built-in gotools-mcp", replaced)
 	case errors.Is(err, errGotoolsOff):
 		row("gotools", "off (GOTOOLS_BIN=off)")
 	case err != nil:
@@ -146,6 +164,9 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		for _, sv := range servers {
 			row("mcp", "%s: %s (from --mcp-config: connected without asking)", sv.Name, painted(sv.Entry.describe()))
 			serverEnvRow(row, sv)
+			if p := sv.unsetProblem(os.Getenv); p != "" {
+				row("mcp", "%s", bad(p))
+			}
 		}
 	}
 	if werr == nil {
@@ -165,6 +186,9 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				}
 				row("mcp", "%s: %s (.mcp.json; %s)", sv.Name, painted(sv.Entry.describe()), status)
 				serverEnvRow(row, sv)
+				if p := sv.unsetProblem(os.Getenv); p != "" {
+					row("mcp", "%s", bad(p))
+				}
 			}
 		}
 	}

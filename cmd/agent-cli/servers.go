@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,7 +70,24 @@ func connectGotools(ctx context.Context, path, dir string) (*mcp.Session, error)
 // broken --mcp-config file is an error; a server that does not start is a
 // warning.
 func (s *session) connectServers(ctx context.Context, o *options) error {
-	if path, _, err := findGotools(os.Getenv); err != nil {
+	var explicit, servers []mcpServer
+	if o.mcpConfig != "" {
+		var err error
+		if explicit, err = readMCPFile(o.mcpConfig, true); err != nil {
+			return err
+		}
+	}
+	project := filepath.Join(s.work.abs, ".mcp.json")
+	if _, err := os.Stat(project); err == nil && !sameFile(project, o.mcpConfig) {
+		if servers, err = readMCPFile(project, false); err != nil {
+			s.ui.warn("%v; its servers are not connected", err)
+		}
+	}
+
+	// A configured server named gotools takes the built-in one's place.
+	if sv, ok := findServer(append(explicit, servers...), builtinGotools); ok {
+		s.ui.notice("the MCP server %s of %s replaces the built-in gotools-mcp", sv.Name, sv.File)
+	} else if path, _, err := findGotools(os.Getenv); err != nil {
 		if !errors.Is(err, errGotoolsOff) {
 			s.ui.warn("%v; carrying on without the Go tools", err)
 		}
@@ -81,24 +97,8 @@ func (s *session) connectServers(ctx context.Context, o *options) error {
 		s.attach(ctx, conn)
 	}
 
-	if o.mcpConfig != "" {
-		servers, err := readMCPFile(o.mcpConfig, true)
-		if err != nil {
-			return err
-		}
-		for _, sv := range servers {
-			s.connect(ctx, sv)
-		}
-	}
-
-	project := filepath.Join(s.work.abs, ".mcp.json")
-	if _, err := os.Stat(project); errors.Is(err, fs.ErrNotExist) || sameFile(project, o.mcpConfig) {
-		return nil
-	}
-	servers, err := readMCPFile(project, false)
-	if err != nil {
-		s.ui.warn("%v; its servers are not connected", err)
-		return nil
+	for _, sv := range explicit {
+		s.connect(ctx, sv)
 	}
 	approved := loadApprovals()
 	var skipped []string
@@ -124,6 +124,19 @@ func (s *session) connectServers(ctx context.Context, o *options) error {
 		s.ui.notice("skipped the MCP servers of .mcp.json (%s): they run commands, and there is no terminal to ask; approve them by running agent-cli on a terminal, or pass --mcp-config .mcp.json", strings.Join(skipped, ", "))
 	}
 	return nil
+}
+
+// builtinGotools is the name the built-in gotools-mcp connects under; a
+// configured server of that name replaces it.
+const builtinGotools = "gotools"
+
+func findServer(servers []mcpServer, name string) (mcpServer, bool) {
+	for _, sv := range servers {
+		if sv.Name == name {
+			return sv, true
+		}
+	}
+	return mcpServer{}, false
 }
 
 // connect starts or reaches one configured server and hands its tools to
