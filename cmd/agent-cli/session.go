@@ -68,7 +68,7 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from}
 	s.ui.autonomy, s.ui.maxSteps, s.ui.interactive = o.autonomy, o.maxSteps, interactive
 	cfg := &agent.Options{
-		System:    fmt.Sprintf(systemPrompt, work.abs),
+		System:    fmt.Sprintf(systemPrompt, work.abs) + instructionsPrompt(findInstructions(work.abs, os.UserConfigDir)),
 		MaxSteps:  o.maxSteps,
 		MaxTokens: maxTokens,
 		Autonomy:  o.autonomy,
