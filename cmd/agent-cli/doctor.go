@@ -138,8 +138,12 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	var replaced string
 	if werr == nil {
-		if sv, ok := findServer(configuredServers(o.mcpConfig, work.abs), builtinGotools); ok {
+		servers, _ := configuredServers(o) // doctor reports a broken file below
+		if sv, err := findServer(servers, builtinGotools); err == nil {
 			replaced = sv.File
+			if !sv.Explicit && !loadApprovals().approved(sv) {
+				replaced += " (once approved; until then the built-in one)"
+			}
 		}
 	}
 	switch path, from, err := findGotools(os.Getenv); {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -57,16 +56,4 @@ func fallbackRows(getenv func(string) string) (rows []string, problem error) {
 		rows = append(rows, fmt.Sprintf("%s: model %s at %s (AGENT_FALLBACK)", e.model.Provider.Value, e.model.Model.Value, e.model.BaseURL.Value))
 	}
 	return rows, nil
-}
-
-// configuredServers are the servers of --mcp-config and of the folder's
-// .mcp.json; files that cannot be read add none (doctor says why apart).
-func configuredServers(mcpConfig, dir string) []mcpServer {
-	var out []mcpServer
-	if mcpConfig != "" {
-		sv, _ := readMCPFile(mcpConfig, true)
-		out = append(out, sv...)
-	}
-	sv, _ := readMCPFile(filepath.Join(dir, ".mcp.json"), false)
-	return append(out, sv...)
 }

@@ -162,7 +162,18 @@ func TestEndToEndConfiguredGotoolsReplacesTheBuiltIn(t *testing.T) {
 		t.Errorf("go_check is offered %d times; want once: %v", strings.Count(strings.Join(tools, " "), "mcp__gotools__go_check"), tools)
 	}
 
-	res = runAgent(t, bin, invocation{args: []string{"doctor", "--mcp-config", cfg}, dir: dir, env: []string{"GOTOOLS_BIN=" + gotools, "DOCS=1"}})
+	// Unapproved, and no terminal to ask: the project's gotools is skipped,
+	// and the built-in one is used.
+	os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers":{"gotools":{"command":"`+gotools+`"}}}`), 0o644)
+	srv2 := llmtest.NewServer(llmtest.Replies(llmtest.Reply{Text: "ok"}))
+	defer srv2.Close()
+	env = append(modelEnv(srv2, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY"), "GOTOOLS_BIN="+gotools)
+	res = runAgent(t, bin, invocation{args: []string{"hi"}, dir: dir, env: env})
+	if res.code != 0 || strings.Contains(res.stderr, "replaces") || !slices.Contains(srv2.Requests()[0].Tools, "mcp__gotools__go_check") {
+		t.Errorf("with an unapproved .mcp.json gotools and no terminal: exit %d, tools %v; want the built-in one\nstderr:\n%s", res.code, srv2.Requests()[0].Tools, res.stderr)
+	}
+
+	res = runAgent(t, bin, invocation{args: []string{"doctor", "--mcp-config", cfg}, dir: dir, env: []string{"GOTOOLS_BIN=" + gotools}})
 	if !strings.Contains(res.stdout, "gotools    the server gotools of "+cfg+" replaces the built-in gotools-mcp") {
 		t.Errorf("doctor does not say gotools is replaced:\n%s", res.stdout)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,8 +85,16 @@ func (s *session) connectServers(ctx context.Context, o *options) error {
 		}
 	}
 
-	// A configured server named gotools takes the built-in one's place.
-	if sv, ok := findServer(append(explicit, servers...), builtinGotools); ok {
+	// A configured server named gotools takes the built-in one's place,
+	// unless it is one of .mcp.json that will be skipped unasked.
+	approved := loadApprovals()
+	candidates := slices.Clone(explicit)
+	for _, sv := range servers {
+		if s.ui.interactive || approved.approved(sv) {
+			candidates = append(candidates, sv)
+		}
+	}
+	if sv, err := findServer(candidates, builtinGotools); err == nil {
 		s.ui.notice("the MCP server %s of %s replaces the built-in gotools-mcp", sv.Name, sv.File)
 	} else if path, _, err := findGotools(os.Getenv); err != nil {
 		if !errors.Is(err, errGotoolsOff) {
@@ -100,7 +109,6 @@ func (s *session) connectServers(ctx context.Context, o *options) error {
 	for _, sv := range explicit {
 		s.connect(ctx, sv)
 	}
-	approved := loadApprovals()
 	var skipped []string
 	for _, sv := range servers {
 		switch {
@@ -129,15 +137,6 @@ func (s *session) connectServers(ctx context.Context, o *options) error {
 // builtinGotools is the name the built-in gotools-mcp connects under; a
 // configured server of that name replaces it.
 const builtinGotools = "gotools"
-
-func findServer(servers []mcpServer, name string) (mcpServer, bool) {
-	for _, sv := range servers {
-		if sv.Name == name {
-			return sv, true
-		}
-	}
-	return mcpServer{}, false
-}
 
 // connect starts or reaches one configured server and hands its tools to
 // the agent; a failure is a warning.
