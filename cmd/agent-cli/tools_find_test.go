@@ -227,3 +227,26 @@ func TestSearchesStayInside(t *testing.T) {
 		t.Errorf("grep through a symlink out: %v; want a refusal", err)
 	}
 }
+
+// FuzzGlobPattern feeds patterns as a model might write them: a pattern
+// is refused or matched, and a refused one never walks.
+func FuzzGlobPattern(f *testing.F) {
+	for _, s := range []string{"**/*.go", "cmd/*/main.go", "../x", "/etc", "[!a-", `a\`, "**/**/**/x", "./a/**"} {
+		f.Add(s, "cmd/app/main.go")
+	}
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		segs, err := checkGlob(pattern, "pattern")
+		if err != nil {
+			return
+		}
+		for _, s := range segs {
+			if s == ".." {
+				t.Fatalf("pattern %q passed with a .. segment", pattern)
+			}
+		}
+		if len(segs) > 0 {
+			literalPrefix(segs)
+		}
+		matchSegments(segs, strings.Split(name, "/"))
+	})
+}
