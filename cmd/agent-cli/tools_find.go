@@ -270,7 +270,7 @@ func (w *workdir) grep(ctx context.Context, in grepArgs) (string, error) {
 		return "", fileError(rel, err)
 	}
 
-	g := &grepper{w: w, re: re}
+	g := &grepper{w: w, re: re, multi: multiLine(in.Pattern)}
 	var stats walkStats
 	if fi.IsDir() {
 		stats, err = w.walk(ctx, rel, func(name string, d fs.DirEntry) error {
@@ -294,10 +294,25 @@ func (w *workdir) grep(ctx context.Context, in grepArgs) (string, error) {
 	return g.report(in.Pattern, rel, stats), nil
 }
 
+// multiLine compiles pattern with ^ and $ matching at line ends, or
+// returns nil where a whole-file search could miss a line that matches on
+// its own: \A and \z, or flags turned off inside ("(?-m)").
+func multiLine(pattern string) *regexp.Regexp {
+	if strings.Contains(pattern, `\A`) || strings.Contains(pattern, `\z`) || (strings.Contains(pattern, "(?") && strings.Contains(pattern, "-")) {
+		return nil
+	}
+	re, err := regexp.Compile("(?m)" + pattern)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
 // grepper gathers the matching lines of a search.
 type grepper struct {
 	w      *workdir
 	re     *regexp.Regexp
+	multi  *regexp.Regexp // re in multi-line mode, for whole files; nil: line by line
 	out    strings.Builder
 	shown  int // lines written to out
 	lines  int // matching lines, shown or not
@@ -333,22 +348,64 @@ func (g *grepper) file(name string) {
 		g.binary++
 		return
 	}
+	if g.multi != nil && bytes.IndexByte(data, '\r') < 0 {
+		g.search(name, data)
+		return
+	}
 	found := false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, maxGrepFile+1)
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
-		if !g.re.Match(line) {
-			continue
+		if g.re.Match(line) {
+			g.hit(name, n, line, &found)
 		}
-		g.lines++
-		if !found {
-			found = true
-			g.inFile++
+	}
+}
+
+// search finds the matching lines of data by searching it whole with the
+// multi-line form of the expression, and checking each line a match
+// starts on with the line's own: a whole search skips the lines that
+// cannot match in one pass, where matching line by line pays the
+// expression's set-up on each. After each match the search goes on from
+// the next line, so a match spanning lines hides none. It needs data
+// without \r (where $ would not match before "\r\n").
+func (g *grepper) search(name string, data []byte) {
+	found := false
+	line, pos := 1, 0
+	for pos < len(data) {
+		loc := g.multi.FindIndex(data[pos:])
+		if loc == nil {
+			return
 		}
-		if g.shown >= maxGrepLines {
-			continue
+		start := pos + loc[0]
+		if start == len(data) && data[start-1] == '\n' {
+			return // an empty match after the last newline: no line there
 		}
+		line += bytes.Count(data[pos:start], []byte{'\n'})
+		ls := bytes.LastIndexByte(data[:start], '\n') + 1
+		le := bytes.IndexByte(data[start:], '\n')
+		if le < 0 {
+			le = len(data)
+		} else {
+			le += start
+		}
+		if g.re.Match(data[ls:le]) {
+			g.hit(name, line, data[ls:le], &found)
+		}
+		pos = le + 1
+		line++
+	}
+}
+
+// hit records one matching line.
+func (g *grepper) hit(name string, n int, line []byte, found *bool) {
+	g.lines++
+	if !*found {
+		*found = true
+		g.inFile++
+	}
+	if g.shown < maxGrepLines {
 		g.shown++
 		fmt.Fprintf(&g.out, "%s:%d: %s\n", name, n, clipLine(line))
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -248,5 +249,64 @@ func FuzzGlobPattern(f *testing.F) {
 			literalPrefix(segs)
 		}
 		matchSegments(segs, strings.Split(name, "/"))
+	})
+}
+
+// lineByLine is grep's plain way: each line matched on its own.
+func lineByLine(re *regexp.Regexp, data []byte) string {
+	var b strings.Builder
+	if len(data) == 0 {
+		return ""
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		if re.MatchString(line) {
+			fmt.Fprintf(&b, "f:%d: %s\n", i+1, clipLine([]byte(line)))
+		}
+	}
+	return b.String()
+}
+
+func wholeFile(pattern string, data []byte) (string, bool) {
+	g := &grepper{re: regexp.MustCompile(pattern), multi: multiLine(pattern)}
+	if g.multi == nil {
+		return "", false
+	}
+	g.search("f", data)
+	return g.out.String(), true
+}
+
+func TestGrepWholeFileSearchFindsWhatLinesDo(t *testing.T) {
+	for _, tc := range []struct{ pattern, data string }{
+		{`a[^z]*b`, "a\nab\n"},
+		{`^x`, "x\n x\nx"},
+		{`x$`, "x\nx \nax\n"},
+		{`y*`, "a\n\nb\n"},
+		{`\bgo\b`, "go\ngopher\n go.\n"},
+		{`\s`, "a b\nc\n\nd\te\n"},
+		{`(?s)a.*b`, "a\nb\nab\n"},
+	} {
+		got, ok := wholeFile(tc.pattern, []byte(tc.data))
+		if want := lineByLine(regexp.MustCompile(tc.pattern), []byte(tc.data)); !ok || got != want {
+			t.Errorf("%q in %q: whole-file search found\n%s\nline by line\n%s", tc.pattern, tc.data, got, want)
+		}
+	}
+}
+
+func FuzzGrepWholeFileSearch(f *testing.F) {
+	f.Add(`a[^z]*b`, "a\nab\n")
+	f.Add(`^\w+$`, "one\ntwo words\n\nthree")
+	f.Add(`x*`, "\n\n")
+	f.Fuzz(func(t *testing.T, pattern, data string) {
+		re, err := regexp.Compile(pattern)
+		if err != nil || strings.ContainsRune(data, '\r') {
+			return
+		}
+		got, ok := wholeFile(pattern, []byte(data))
+		if !ok {
+			return
+		}
+		if want := lineByLine(re, []byte(data)); got != want {
+			t.Fatalf("%q in %q: whole-file search found\n%s\nline by line\n%s", pattern, data, got, want)
+		}
 	})
 }
