@@ -313,6 +313,7 @@ type grepper struct {
 	w      *workdir
 	re     *regexp.Regexp
 	multi  *regexp.Regexp // re in multi-line mode, for whole files; nil: line by line
+	buf    []byte
 	out    strings.Builder
 	shown  int // lines written to out
 	lines  int // matching lines, shown or not
@@ -339,7 +340,11 @@ func (g *grepper) file(name string) {
 		return
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxGrepFile))
+	// One buffer serves every file: lines shown are copied out of it.
+	buf := bytes.NewBuffer(g.buf[:0])
+	_, err = buf.ReadFrom(io.LimitReader(f, maxGrepFile))
+	data := buf.Bytes()
+	g.buf = data[:0]
 	if err != nil {
 		return
 	}
