@@ -18,6 +18,7 @@ func TestResolveMaxTokens(t *testing.T) {
 		{name: "the model's limit by default", model: "claude-sonnet-5", want: 128_000, from: "the model's limit"},
 		{name: "a dated id is the model's", model: "claude-sonnet-4-5-20250929", want: 64_000, from: "the model's limit"},
 		{name: "a provider prefix is dropped", model: "openai/gpt-oss-120b", want: 32_768, from: "the model's limit"},
+		{name: "a model the llm table lacks comes from agent-cli's", model: "deepseek-chat", want: 8_192, from: "the model's limit"},
 		{name: "an unknown model gets 16k", model: "qwen3:8b", want: 16_384, from: "default"},
 		{name: "the variable wins over the model", env: "32_000", model: "claude-sonnet-5", want: 32_000, from: "AGENT_MAX_TOKENS"},
 		{name: "the flag wins over the variable", flag: 1000, env: "32000", model: "gpt-5", want: 1000, from: "--max-tokens"},
