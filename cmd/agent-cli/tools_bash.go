@@ -40,14 +40,24 @@ type bashArgs struct {
 // process's sandbox.Reaper kills what left the group.
 type shell struct {
 	dir     string
-	confine error // nil when commands run in the sandbox; else why they do not
+	setup   func() // fills the fields below, at the first command
+	confine error  // nil when commands run in the sandbox; else why they do not
 	reaper  *sandbox.Reaper
-	goPaths func() []string
+	goPaths []string
 }
 
+// newShell returns a shell for dir. Nothing is asked of the system until
+// the first command: a run that never uses bash neither probes the sandbox
+// nor becomes a subreaper.
 func newShell(dir string) *shell {
-	s := &shell{dir: dir, confine: sandbox.Check(), goPaths: sync.OnceValue(goToolchainPaths)}
-	s.reaper, _ = sandbox.Subreaper()
+	s := &shell{dir: dir}
+	s.setup = sync.OnceFunc(func() {
+		s.confine = sandbox.Check()
+		s.reaper, _ = sandbox.Subreaper()
+		if s.confine == nil {
+			s.goPaths = goToolchainPaths()
+		}
+	})
 	return s
 }
 
@@ -67,6 +77,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 	case t > 0:
 		timeout = min(time.Duration(t)*time.Second, maxBashTimeout)
 	}
+	s.setup()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return "", errors.New("bash is not installed on this machine: use the other tools")
@@ -81,7 +92,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 		// The build cache stays read-only: a command could otherwise plant
 		// results that later builds outside the sandbox would trust.
 		cmd.Env = append(cmd.Env, "GOCACHE=/tmp/go-build")
-		err := sandbox.Confine(cmd, sandbox.Policy{Root: s.dir, ReadOnly: s.goPaths()})
+		err := sandbox.Confine(cmd, sandbox.Policy{Root: s.dir, ReadOnly: s.goPaths})
 		if err != nil {
 			return "", fmt.Errorf("the sandbox could not be set up: %v", err)
 		}
