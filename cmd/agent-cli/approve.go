@@ -437,7 +437,7 @@ func summary(c agent.Call) string {
 		Content *string `json:"content"`
 	}
 	if json.Unmarshal(c.Args, &a) != nil || a.Path == "" {
-		return ""
+		return codingSummary(c)
 	}
 	if a.Content != nil {
 		return fmt.Sprintf(" %s (%s)", inert.Line(a.Path), size(len(*a.Content)))

@@ -38,6 +38,11 @@ func TestEndToEndCodingTools(t *testing.T) {
 	if res.code != 0 || res.stdout != "Looked.\n" {
 		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", res.code, res.stdout, res.stderr)
 	}
+	for _, want := range []string{"[tool] glob **/*.go", "[tool] grep TODO", "[tool] bash echo from-bash; ls"} {
+		if !strings.Contains(res.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, res.stderr)
+		}
+	}
 	reqs := srv.Requests()
 	for _, name := range []string{"glob", "grep", "bash"} {
 		if !slices.Contains(reqs[0].Tools, name) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/bridle-dev/bridle/agent"
+	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/inert"
 	"github.com/bridle-dev/bridle/tool"
 )
 
@@ -455,4 +459,34 @@ func (g *grepper) report(pattern, rel string, stats walkStats) string {
 		b.WriteString("(left out: " + strings.Join(left, "; ") + ")\n")
 	}
 	return b.String()
+}
+
+// codingSummary is the short view of a glob, grep or bash call on its
+// "[tool] NAME" line: the pattern or the command's first line, made inert
+// and cut to fit.
+func codingSummary(c agent.Call) string {
+	var a struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(c.Args, &a) != nil {
+		return ""
+	}
+	s := a.Pattern
+	if c.Name == "bash" {
+		s = a.Command
+	}
+	first, _, more := strings.Cut(strings.TrimSpace(s), "\n")
+	if first == "" {
+		return ""
+	}
+	first = clip.String(first, 120)
+	if more {
+		first += " …"
+	}
+	if a.Path != "" {
+		first += " in " + a.Path
+	}
+	return " " + inert.Line(first)
 }
