@@ -126,6 +126,17 @@ func (c *console) send(s string) {
 func (c *console) wait() int {
 	c.t.Helper()
 	err := c.cmd.Wait()
+	// What the program wrote last may still be in the terminal: read on
+	// until it reports the end, when the last process holding it is gone.
+	for {
+		c.mu.Lock()
+		ended, ch := c.ended, c.changed
+		c.mu.Unlock()
+		if ended {
+			break
+		}
+		<-ch
+	}
 	c.t.Logf("terminal:\n%q\nstdout:\n%s", c.screenText(), c.stdout.String())
 	var exit *exec.ExitError
 	switch {
