@@ -127,13 +127,22 @@ type entry struct {
 	file  string // the file's name on disk, in whatever form it was saved
 }
 
-// titles returns the title of every note, sorted.
-func (s *store) titles() ([]string, error) {
+// entries opens the folder and returns it with every note's file in it.
+func (s *store) entries() (*os.Root, []entry, error) {
 	r, err := s.folder()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	entries, err := list(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, entries, nil
+}
+
+// titles returns the title of every note, sorted.
+func (s *store) titles() ([]string, error) {
+	_, entries, err := s.entries()
 	if err != nil {
 		return nil, err
 	}
@@ -328,11 +337,7 @@ func notRegular(title string, mode fs.FileMode) error {
 // contains text, ignoring case and Unicode normalisation; an empty text
 // matches every note. Notes that cannot be read are matched by title only.
 func (s *store) search(ctx context.Context, text string) ([]string, error) {
-	r, err := s.folder()
-	if err != nil {
-		return nil, err
-	}
-	entries, err := list(r)
+	r, entries, err := s.entries()
 	if err != nil {
 		return nil, err
 	}
