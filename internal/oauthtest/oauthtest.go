@@ -97,6 +97,12 @@ func New(t testing.TB, mcpHandler http.Handler) *Server {
 // Browse stands in for the person's browser: it opens the authorization
 // URL and follows the redirect back to the client's listener.
 func (s *Server) Browse(ctx context.Context, authURL string) error {
+	return Browse(ctx, authURL)
+}
+
+// Browse opens authURL as [Server.Browse] does, for any authorization
+// server that redirects at once to the client's loopback listener.
+func Browse(ctx context.Context, authURL string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
 		return err

@@ -24,13 +24,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/oauthtest"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/tool"
 )
@@ -105,25 +105,6 @@ type settings struct {
 	ClientSecret string `json:"client_secret"`
 }
 
-// follow "opens" an authorization URL: the scenario's authorization server
-// redirects at once to the loopback listener, which the GET follows.
-func follow(ctx context.Context, authURL string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("the login ended with %s", resp.Status)
-	}
-	return nil
-}
-
 func run(ctx context.Context, args []string, name, config string, stderr io.Writer) error {
 	if len(args) != 1 {
 		return errors.New("usage: client <server-url> (with MCP_CONFORMANCE_SCENARIO set)")
@@ -148,7 +129,7 @@ func run(ctx context.Context, args []string, name, config string, stderr io.Writ
 	h := mcp.HTTP{URL: args[0]}
 	if sc.oauth {
 		h.OAuth = &mcp.OAuth{
-			Open:              follow,
+			Open:              oauthtest.Browse,
 			ClientName:        "bridle conformance client",
 			ClientID:          set.ClientID,
 			ClientSecret:      set.ClientSecret,
