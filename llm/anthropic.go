@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 )
 
 const (
@@ -268,7 +270,7 @@ func antPart(p Part, origin string, drop func(what, from string)) (antBlock, err
 			if err != nil {
 				return nil, err
 			}
-			raw, err := withFields(data, p.Raw)
+			raw, err := jsonobj.With(data, p.Raw)
 			if err != nil {
 				return nil, fmt.Errorf("tool call %q (%s): its provider data is not a JSON object", p.Name, p.ID)
 			}
@@ -379,7 +381,7 @@ func (b antRespBlock) part(raw json.RawMessage, origin string) Part {
 		return citedPart(b.Text, antCitations(b.Citations), origin)
 	case "tool_use":
 		p := ToolCall(b.ID, b.Name, b.Input)
-		if p.Raw = extraFields(raw, antToolUseFields...); p.Raw != nil {
+		if p.Raw = jsonobj.Rest(raw, antToolUseFields...); p.Raw != nil {
 			p.Origin = origin
 		}
 		return p

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 	"github.com/bridle-dev/bridle/internal/sse"
 )
 
@@ -318,7 +319,7 @@ func (b *antStreamBlock) part(origin string) (Part, bool, error) {
 // fields kept.
 func (b *antStreamBlock) call(origin string) Part {
 	p := wireCall(b.id, b.name, b.text)
-	if p.Raw = extraFields(b.raw, antToolUseFields...); p.Raw != nil {
+	if p.Raw = jsonobj.Rest(b.raw, antToolUseFields...); p.Raw != nil {
 		p.Origin = origin
 	}
 	return p

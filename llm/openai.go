@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 )
 
 const openaiBase = "https://api.openai.com/v1"
@@ -215,7 +216,7 @@ func assistantMessage(m Message, origin string, drop func(what, from string)) (o
 				Function: oaiFunctionCall{Name: p.Name, Arguments: string(args)}}
 			if len(p.Raw) > 0 && keeps(p, origin, drop) {
 				data, _ := marshal(c) // strings only: it encodes
-				raw, err := withFields(data, p.Raw)
+				raw, err := jsonobj.With(data, p.Raw)
 				if err != nil {
 					return am, fmt.Errorf("tool call %q (%s): its provider data is not a JSON object", p.Name, p.ID)
 				}
@@ -304,7 +305,7 @@ func (w openaiWire) decode(data []byte) (*Response, error) {
 			return nil, notJSON(data, err)
 		}
 		out.Parts = append(out.Parts, oaiToolPart(c.ID, c.Function.Name, []byte(c.Function.Arguments),
-			extraFields(raw, oaiToolCallFields...), w.from))
+			jsonobj.Rest(raw, oaiToolCallFields...), w.from))
 	}
 	return out, nil
 }

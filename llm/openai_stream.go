@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 	"github.com/bridle-dev/bridle/internal/sse"
 )
 
@@ -155,7 +156,7 @@ func (d *openaiDecoder) toolDelta(raw json.RawMessage, emit func(Event) bool) er
 		return fmt.Errorf("llm: a streamed tool call is not the JSON expected: %w: %q", err, clip.String(string(raw), 200))
 	}
 	c := d.callFor(td)
-	if x := extraFields(raw, oaiToolCallFields...); x != nil {
+	if x := jsonobj.Rest(raw, oaiToolCallFields...); x != nil {
 		c.extra = x
 	}
 	if td.ID != "" {

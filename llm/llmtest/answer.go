@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 	"github.com/bridle-dev/bridle/llm"
 )
 
@@ -98,38 +99,11 @@ func citationsOf(p llm.Part) []json.RawMessage {
 // withFields adds the members of extra to the JSON object obj, where obj
 // does not have them already.
 func withFields(obj, extra json.RawMessage) (json.RawMessage, error) {
-	if len(extra) == 0 {
-		return obj, nil
-	}
-	var m, x map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &m); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(extra, &x); err != nil {
+	out, err := jsonobj.With(obj, extra)
+	if err != nil {
 		return nil, fmt.Errorf("llmtest: a tool call's Raw is not a JSON object: %w", err)
 	}
-	for k, v := range x {
-		if _, ok := m[k]; !ok {
-			m[k] = v
-		}
-	}
-	return json.Marshal(m)
-}
-
-// extraFields returns the members of the object raw not named in known, as
-// an object, or nil when there are none.
-func extraFields(raw json.RawMessage, known ...string) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	for _, k := range known {
-		delete(m, k)
-	}
-	if len(m) == 0 {
-		return nil
-	}
-	return mustJSON(m)
+	return out, nil
 }
 
 // rawStop returns the dialect's word for a stop reason.

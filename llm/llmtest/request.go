@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 	"github.com/bridle-dev/bridle/llm"
 )
 
@@ -278,7 +279,7 @@ func (b anthropicInBlock) part(raw json.RawMessage) (llm.Part, error) {
 			return llm.Part{}, fmt.Errorf("tool_use needs an id and a name")
 		}
 		p := llm.ToolCall(b.ID, b.Name, b.Input)
-		p.Raw = extraFields(raw, "type", "id", "name", "input", "cache_control")
+		p.Raw = jsonobj.Rest(raw, "type", "id", "name", "input", "cache_control")
 		return p, nil
 	case "tool_result":
 		if b.ToolUseID == "" {
@@ -443,7 +444,7 @@ func (r *Request) decodeOpenAI() *badRequest {
 					return refuse(fmt.Sprintf("messages.[%d].tool_calls", i), "Invalid 'messages[%d].tool_calls': each tool call needs an id and a function name", i)
 				}
 				p := llm.ToolCall(c.ID, c.Function.Name, argsJSON(c.Function.Arguments))
-				p.Raw = extraFields(raw, "id", "type", "function", "index")
+				p.Raw = jsonobj.Rest(raw, "id", "type", "function", "index")
 				msg.Parts = append(msg.Parts, p)
 				openIDs = append(openIDs, c.ID)
 			}
