@@ -211,16 +211,11 @@ func TestPolicyNeedsARoot(t *testing.T) {
 	}
 }
 
-func TestReaperKillsWhatLeftTheSession(t *testing.T) {
-	r, err := sandbox.Subreaper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid here")
-	}
-	run := r.NewRun()
-	cmd := exec.Command("sh", "-c", "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!")
+// leaveBehind starts cmd, a shell that starts a process in the
+// background and prints its pid, in run; waits for the shell to exit and
+// returns the pid of the process it left behind.
+func leaveBehind(t *testing.T, run *sandbox.Run, cmd *exec.Cmd) int {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -239,6 +234,19 @@ func TestReaperKillsWhatLeftTheSession(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
+	return pid
+}
+
+func TestReaperKillsWhatLeftTheSession(t *testing.T) {
+	r, err := sandbox.Subreaper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid here")
+	}
+	run := r.NewRun()
+	pid := leaveBehind(t, run, exec.Command("sh", "-c", "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!"))
 	if err := syscall.Kill(pid, 0); err != nil {
 		t.Fatalf("the detached sleep %d is not running before the run ends: %v", pid, err)
 	}
@@ -265,24 +273,7 @@ func TestReaperReapsAChildOfTheGroupThatExitedByItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Start(cmd); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	pid := leaveBehind(t, run, cmd)
 	// cat is now this process's child; end it and wait until it is a
 	// zombie, with no environment left to show its run.
 	fd, err := unix.PidfdOpen(pid, 0)
