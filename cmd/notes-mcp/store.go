@@ -396,6 +396,21 @@ func (s *store) appendText(title, text string) (int, error) {
 	if err := s.checkBody(len(text), "text"); err != nil {
 		return 0, err
 	}
+	return s.rewrite(title, func(e entry, body string) (string, error) {
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			body += "\n"
+		}
+		body += text
+		if len(body) > s.maxBody {
+			return "", fmt.Errorf("note %q would be %d bytes after appending; the limit is %s: start a new note", e.title, len(body), sizeLimit(s.maxBody))
+		}
+		return body, nil
+	})
+}
+
+// rewrite replaces the body of the note titled title by what fn makes of
+// it, under the folder's lock, and returns the new body's size in bytes.
+func (s *store) rewrite(title string, fn func(e entry, body string) (string, error)) (int, error) {
 	var n int
 	err := s.change(func(r *os.Root) error {
 		e, err := mustFind(r, title)
@@ -406,12 +421,8 @@ func (s *store) appendText(title, text string) (int, error) {
 		if err != nil {
 			return err
 		}
-		if body != "" && !strings.HasSuffix(body, "\n") {
-			body += "\n"
-		}
-		body += text
-		if len(body) > s.maxBody {
-			return fmt.Errorf("note %q would be %d bytes after appending; the limit is %s: start a new note", e.title, len(body), sizeLimit(s.maxBody))
+		if body, err = fn(e, body); err != nil {
+			return err
 		}
 		n = len(body)
 		return s.write(r, e.file, e.title, body)
@@ -427,28 +438,21 @@ func (s *store) edit(title, old, repl string) error {
 	if old == "" {
 		return errors.New("old_text is empty: give the exact text to replace, as read_note shows it")
 	}
-	return s.change(func(r *os.Root) error {
-		e, err := mustFind(r, title)
-		if err != nil {
-			return err
-		}
-		body, err := s.readFile(r, e)
-		if err != nil {
-			return err
-		}
+	_, err := s.rewrite(title, func(e entry, body string) (string, error) {
 		switch n := strings.Count(body, old); n {
 		case 0:
-			return fmt.Errorf("note %q does not contain old_text: read the note and copy the text exactly", e.title)
+			return "", fmt.Errorf("note %q does not contain old_text: read the note and copy the text exactly", e.title)
 		case 1:
 		default:
-			return fmt.Errorf("old_text occurs %d times in note %q: include more of the surrounding text so it occurs once", n, e.title)
+			return "", fmt.Errorf("old_text occurs %d times in note %q: include more of the surrounding text so it occurs once", n, e.title)
 		}
 		body = strings.Replace(body, old, repl, 1)
 		if len(body) > s.maxBody {
-			return fmt.Errorf("note %q would be %d bytes after the edit; the limit is %s", e.title, len(body), sizeLimit(s.maxBody))
+			return "", fmt.Errorf("note %q would be %d bytes after the edit; the limit is %s", e.title, len(body), sizeLimit(s.maxBody))
 		}
-		return s.write(r, e.file, e.title, body)
+		return body, nil
 	})
+	return err
 }
 
 // remove deletes the note titled title.
