@@ -74,60 +74,55 @@ func TestAWorkerKilledMidRunIsResumedByTheNextOne(t *testing.T) {
 	}
 	plain := finish(t, c, "plain")
 
-	t.Run("killed during a model request, the request is made again and nothing else", func(t *testing.T) {
-		arrived, release := m.holdAnswer(t, "model")
-		if _, err := c.Start(ctxFor(t), "model", durable.Input{Text: "look model"}); err != nil {
+	// crash starts run id asking text, kills the worker once hold says the
+	// step has arrived, lets the step go, starts the next worker with
+	// restart, and returns the run's result.
+	crash := func(t *testing.T, id, text string, hold func() (<-chan struct{}, func()), restart func()) durable.Result {
+		t.Helper()
+		arrived, release := hold()
+		if _, err := c.Start(ctxFor(t), id, durable.Input{Text: text}); err != nil {
 			t.Fatal(err)
 		}
 		<-arrived
 		w.kill()
 		release()
-		w = e.start(top, "node-a")
-		res := finish(t, c, "model")
+		restart()
+		return finish(t, c, id)
+	}
+	again := func() { w = e.start(top, "node-a") }
+	// asWithout compares run id's history with the uninterrupted one's.
+	asWithout := func(t *testing.T, res durable.Result, id, after string) {
+		t.Helper()
+		want := strings.ReplaceAll(history(t, plain), "plain", id)
+		if got := history(t, res); got != want {
+			t.Errorf("history after the %s:\n%s\nwant, as without one:\n%s", after, got, want)
+		}
+	}
+
+	t.Run("killed during a model request, the request is made again and nothing else", func(t *testing.T) {
+		res := crash(t, "model", "look model", func() (<-chan struct{}, func()) { return m.holdAnswer(t, "model") }, again)
 		if got := fx.count("look", "model"); got != 1 {
 			t.Errorf("look ran %d times, want 1: a completed step was repeated", got)
 		}
 		if got := m.requests("model"); got != 3 {
 			t.Errorf("the model got %d requests, want 3 (the interrupted one asked again)", got)
 		}
-		want := strings.ReplaceAll(history(t, plain), "plain", "model")
-		if got := history(t, res); got != want {
-			t.Errorf("history after the crash:\n%s\nwant, as without one:\n%s", got, want)
-		}
+		asWithout(t, res, "model", "crash")
 	})
 
 	t.Run("killed during a Read call, the call runs again", func(t *testing.T) {
-		arrived, release := fx.holdNext(t, "look", "read")
-		if _, err := c.Start(ctxFor(t), "read", durable.Input{Text: "look read"}); err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		w.kill()
-		release()
-		w = e.start(top, "node-a")
-		res := finish(t, c, "read")
+		res := crash(t, "read", "look read", func() (<-chan struct{}, func()) { return fx.holdNext(t, "look", "read") }, again)
 		if got := fx.count("look", "read"); got != 2 {
 			t.Errorf("look ran %d times, want 2: a Read call cut off runs again", got)
 		}
 		if got := m.requests("read"); got != 2 {
 			t.Errorf("the model got %d requests, want 2: a completed step was repeated", got)
 		}
-		want := strings.ReplaceAll(history(t, plain), "plain", "read")
-		if got := history(t, res); got != want {
-			t.Errorf("history after the crash:\n%s\nwant, as without one:\n%s", got, want)
-		}
+		asWithout(t, res, "read", "crash")
 	})
 
 	t.Run("killed during a Write call, the call is reported as interrupted and not run again", func(t *testing.T) {
-		arrived, release := fx.holdNext(t, "save", "write")
-		if _, err := c.Start(ctxFor(t), "write", durable.Input{Text: "save write"}); err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		w.kill()
-		release()
-		w = e.start(top, "node-a")
-		res := finish(t, c, "write")
+		res := crash(t, "write", "save write", func() (<-chan struct{}, func()) { return fx.holdNext(t, "save", "write") }, again)
 		if got := fx.count("save", "write"); got != 1 {
 			t.Errorf("save ran %d times, want 1: an interrupted Write must not run again", got)
 		}
@@ -153,22 +148,12 @@ func TestAWorkerKilledMidRunIsResumedByTheNextOne(t *testing.T) {
 	})
 
 	t.Run("killed for good, another machine takes its runs over", func(t *testing.T) {
-		arrived, release := fx.holdNext(t, "look", "moved")
-		if _, err := c.Start(ctxFor(t), "moved", durable.Input{Text: "look moved"}); err != nil {
-			t.Fatal(err)
-		}
-		<-arrived
-		w.kill()
-		release()
-		e.start(top, "node-b", "TEST_RECOVER=node-a")
-		res := finish(t, c, "moved")
+		res := crash(t, "moved", "look moved", func() (<-chan struct{}, func()) { return fx.holdNext(t, "look", "moved") },
+			func() { e.start(top, "node-b", "TEST_RECOVER=node-a") })
 		if got := fx.count("look", "moved"); got != 2 {
 			t.Errorf("look ran %d times, want 2", got)
 		}
-		want := strings.ReplaceAll(history(t, plain), "plain", "moved")
-		if got := history(t, res); got != want {
-			t.Errorf("history after the move:\n%s\nwant, as without one:\n%s", got, want)
-		}
+		asWithout(t, res, "moved", "move")
 	})
 	m.allValid(t)
 }
