@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/bridle-dev/bridle/sandbox"
+	"github.com/bridle-dev/bridle/sandbox/sandboxtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -50,18 +51,6 @@ func do(what, arg string) int {
 	return 0
 }
 
-// needSandbox skips a test where bwrap does not work, unless
-// BRIDLE_REQUIRE_SANDBOX=1 makes that a failure.
-func needSandbox(t *testing.T) {
-	t.Helper()
-	if err := sandbox.Check(); err != nil {
-		if os.Getenv("BRIDLE_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("BRIDLE_REQUIRE_SANDBOX=1 and %v", err)
-		}
-		t.Skip(err)
-	}
-}
-
 // confined runs the test binary doing what with arg, confined to root
 // unless unconfined, and returns whether it worked and what it said.
 func confined(t *testing.T, root, what, arg string, unconfined bool) (bool, string) {
@@ -93,31 +82,9 @@ func confinedBy(t *testing.T, p sandbox.Policy, what, arg string, unconfined boo
 }
 
 func TestConfine(t *testing.T) {
-	needSandbox(t)
+	sandboxtest.Need(t)
 	root := t.TempDir()
-	elsewhere := t.TempDir()
-	home := t.TempDir()
-	secret := filepath.Join(home, ".ssh", "id_ed25519")
-	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	addr, outside, secret := sandboxtest.Escapes(t)
 	hostTmp, err := os.CreateTemp("/tmp", "sandbox-test-")
 	if err != nil {
 		t.Fatal(err)
@@ -133,8 +100,8 @@ func TestConfine(t *testing.T) {
 		{"writing inside the root works", "write", filepath.Join(root, "out.txt"), true},
 		{"reading inside the root works", "read", filepath.Join(root, "out.txt"), true},
 		{"reading the system's files works", "read", "/etc/hostname", true},
-		{"dialling a loopback listener fails", "dial", ln.Addr().String(), false},
-		{"writing outside the root fails", "write", filepath.Join(elsewhere, "out.txt"), false},
+		{"dialling a loopback listener fails", "dial", addr, false},
+		{"writing outside the root fails", "write", outside, false},
 		{"writing the system's files fails", "write", "/etc/sandbox-test", false},
 		{"reading a key in a home folder fails", "read", secret, false},
 		{"reading the real ~/.ssh fails", "read", filepath.Join(realHome, ".ssh"), false},
@@ -155,20 +122,20 @@ func TestConfine(t *testing.T) {
 		})
 	}
 	t.Run("unconfined, the same program reaches the listener and the key", func(t *testing.T) {
-		if ok, out := confined(t, root, "dial", ln.Addr().String(), true); !ok {
+		if ok, out := confined(t, root, "dial", addr, true); !ok {
 			t.Errorf("dial unconfined failed: %s", out)
 		}
 		if ok, out := confined(t, root, "read", secret, true); !ok {
 			t.Errorf("read unconfined failed: %s", out)
 		}
 	})
-	if _, err := os.Stat(filepath.Join(elsewhere, "out.txt")); err == nil {
+	if _, err := os.Stat(outside); err == nil {
 		t.Error("a file was written outside the root")
 	}
 }
 
 func TestReadOnlyAndWritableFolders(t *testing.T) {
-	needSandbox(t)
+	sandboxtest.Need(t)
 	root, ro, rw := t.TempDir(), t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ro, "tool"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
@@ -191,7 +158,7 @@ func TestReadOnlyAndWritableFolders(t *testing.T) {
 }
 
 func TestWrapperEndsWithTheSeparator(t *testing.T) {
-	needSandbox(t)
+	sandboxtest.Need(t)
 	w, err := sandbox.Wrapper(sandbox.Policy{Root: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +172,7 @@ func TestWrapperEndsWithTheSeparator(t *testing.T) {
 }
 
 func TestPolicyNeedsARoot(t *testing.T) {
-	needSandbox(t)
+	sandboxtest.Need(t)
 	if err := sandbox.Confine(exec.Command("true"), sandbox.Policy{}); err == nil || !strings.Contains(err.Error(), "Root is empty") {
 		t.Errorf("Confine with no root = %v", err)
 	}

@@ -349,15 +349,3 @@ func TestOverStdio(t *testing.T) {
 		t.Error("bridle://llms.txt over stdio differs from the embedded llms.txt")
 	}
 }
-
-// needSandbox skips a test where the sandbox does not work, unless
-// BRIDLE_REQUIRE_SANDBOX=1 makes that a failure.
-func needSandbox(t *testing.T) {
-	t.Helper()
-	if err := sandbox.Check(); err != nil {
-		if os.Getenv("BRIDLE_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("BRIDLE_REQUIRE_SANDBOX=1 and %v", err)
-		}
-		t.Skip(err)
-	}
-}

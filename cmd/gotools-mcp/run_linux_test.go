@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bridle-dev/bridle/sandbox"
+	"github.com/bridle-dev/bridle/sandbox/sandboxtest"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,7 +50,7 @@ func TestRunLeavesNoProcessBehind(t *testing.T) {
 		t.Run("with --sandbox "+mode.String(), func(t *testing.T) {
 			t.Parallel()
 			if mode == sandbox.On {
-				needSandbox(t)
+				sandboxtest.Need(t)
 			}
 			s, err := newServer(testdataRoot(t), newConfinement(mode), nil)
 			if err != nil {

@@ -3,13 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bridle-dev/bridle/sandbox"
+	"github.com/bridle-dev/bridle/sandbox/sandboxtest"
 )
 
 // escapes tries three ways out of a sandbox and prints how each went.
@@ -82,39 +82,10 @@ func TestWriteInside(t *testing.T) {
 }
 `
 
-// escapeRoutes makes a loopback listener, a folder outside the root and
-// a private key in a home folder, and returns their address and paths.
-func escapeRoutes(t *testing.T) (addr, outside, key string) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	home := t.TempDir()
-	key = filepath.Join(home, ".ssh", "id_ed25519")
-	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, []byte("PRIVATE KEY"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return ln.Addr().String(), filepath.Join(t.TempDir(), "escaped.txt"), key
-}
-
 func TestRunInTheSandbox(t *testing.T) {
 	t.Parallel()
-	needSandbox(t)
-	addr, outside, key := escapeRoutes(t)
+	sandboxtest.Need(t)
+	addr, outside, key := sandboxtest.Escapes(t)
 	code := fmt.Sprintf(escapes, addr, outside, key)
 	for _, c := range []struct {
 		mode sandbox.Mode
@@ -141,8 +112,8 @@ func TestRunInTheSandbox(t *testing.T) {
 
 func TestTestInTheSandbox(t *testing.T) {
 	t.Parallel()
-	needSandbox(t)
-	addr, outside, key := escapeRoutes(t)
+	sandboxtest.Need(t)
+	addr, outside, key := sandboxtest.Escapes(t)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/boxed\n\ngo 1.25\n"), 0o644); err != nil {
 		t.Fatal(err)
