@@ -117,7 +117,12 @@ func sessionOptions() *sdk.ClientSessionOptions {
 // calls/s and, when pid is a server process, its CPU time per call.
 func sequentialCalls(b *testing.B, cs *sdk.ClientSession, pid int) {
 	ctx := context.Background()
-	callAdd(ctx, b, cs) // the first call pays for caches and connections
+	sequential(b, pid, func() { callAdd(ctx, b, cs) })
+}
+
+// sequential times call, one after the other, as sequentialCalls does.
+func sequential(b *testing.B, pid int, call func()) {
+	call() // the first call pays for caches and connections
 	b.ReportAllocs()
 	var cpu *serverCPU
 	if pid != 0 {
@@ -125,7 +130,7 @@ func sequentialCalls(b *testing.B, cs *sdk.ClientSession, pid int) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		callAdd(ctx, b, cs)
+		call()
 	}
 	b.StopTimer()
 	if cpu != nil {
@@ -218,16 +223,7 @@ func BenchmarkToolCallStdioMeta(b *testing.B) {
 				n++
 				callAddMeta(ctx, b, cs, sdk.Meta{"traceparent": fmt.Sprintf("00-%032x-%016x-01", n, n)})
 			}
-			call()
-			b.ReportAllocs()
-			cpu := startServerCPU(cmd.Process.Pid)
-			b.ResetTimer()
-			for b.Loop() {
-				call()
-			}
-			b.StopTimer()
-			cpu.stop(b, b.N)
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			sequential(b, cmd.Process.Pid, call)
 		})
 	}
 }
@@ -292,16 +288,7 @@ func BenchmarkFloorEcho(b *testing.B) {
 			b.Fatalf("reply %s: %v", line, err)
 		}
 	}
-	call()
-	b.ReportAllocs()
-	cpu := startServerCPU(cmd.Process.Pid)
-	b.ResetTimer()
-	for b.Loop() {
-		call()
-	}
-	b.StopTimer()
-	cpu.stop(b, b.N)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	sequential(b, cmd.Process.Pid, call)
 }
 
 func freePort(b *testing.B) int {
