@@ -191,13 +191,12 @@ type effects struct {
 	mu      sync.Mutex
 	calls   map[string]int // "tool key" → calls
 	running int
-	most    int                      // most calls running at once
-	hold    map[string]chan struct{} // "tool key" → held until closed, once
-	arrived map[string]chan struct{} // closed when a held call arrived
+	most    int   // most calls running at once
+	held    holds // by "tool key"
 }
 
 func newEffects(t *testing.T) *effects {
-	e := &effects{calls: map[string]int{}, hold: map[string]chan struct{}{}, arrived: map[string]chan struct{}{}}
+	e := &effects{calls: map[string]int{}}
 	e.srv = httptest.NewServer(http.HandlerFunc(e.serve))
 	t.Cleanup(e.srv.Close)
 	return e
@@ -212,11 +211,7 @@ func (e *effects) serve(w http.ResponseWriter, r *http.Request) {
 	e.calls[k]++
 	e.running++
 	e.most = max(e.most, e.running)
-	held := e.hold[k]
-	if held != nil {
-		delete(e.hold, k)
-		close(e.arrived[k])
-	}
+	held := e.held.take(k)
 	e.mu.Unlock()
 	if held != nil {
 		select {
@@ -233,15 +228,44 @@ func (e *effects) serve(w http.ResponseWriter, r *http.Request) {
 // holdNext holds the next call of tool with key and returns a channel
 // closed when it arrives.
 func (e *effects) holdNext(t *testing.T, tool, key string) (arrived <-chan struct{}, release func()) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	k := tool + " " + key
-	h := make(chan struct{})
-	e.hold[k] = h
-	e.arrived[k] = make(chan struct{})
-	release = sync.OnceFunc(func() { close(h) })
+	return e.held.add(t, tool+" "+key)
+}
+
+// holds holds the next arrival of a key until the test releases it.
+type holds struct {
+	mu      sync.Mutex
+	hold    map[string]chan struct{} // closed on release
+	arrived map[string]chan struct{} // closed when the held one arrived
+}
+
+// add holds the next arrival of key, and returns a channel closed when it
+// arrives and the function that lets it go (called at the latest when t
+// ends).
+func (h *holds) add(t *testing.T, key string) (arrived <-chan struct{}, release func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hold == nil {
+		h.hold, h.arrived = map[string]chan struct{}{}, map[string]chan struct{}{}
+	}
+	held := make(chan struct{})
+	h.hold[key] = held
+	h.arrived[key] = make(chan struct{})
+	release = sync.OnceFunc(func() { close(held) })
 	t.Cleanup(release)
-	return e.arrived[k], release
+	return h.arrived[key], release
+}
+
+// take tells that key arrived: it returns the channel to wait on until
+// the release, or nil when key is not held.
+func (h *holds) take(key string) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	held := h.hold[key]
+	if held != nil {
+		delete(h.hold, key)
+		close(h.arrived[key])
+	}
+	return held
 }
 
 func (e *effects) count(tool, key string) int {

@@ -14,15 +14,14 @@ import (
 type model struct {
 	srv *llmtest.Server
 
-	mu      sync.Mutex
-	seen    int                      // requests the script answered
-	asked   map[string]int           // key → requests
-	hold    map[string]chan struct{} // key → the next answer after a result is held
-	arrived map[string]chan struct{}
+	mu    sync.Mutex
+	seen  int            // requests the script answered
+	asked map[string]int // key → requests
+	held  holds          // key → the next answer after a result
 }
 
 func newModel(t *testing.T) *model {
-	m := &model{asked: map[string]int{}, hold: map[string]chan struct{}{}, arrived: map[string]chan struct{}{}}
+	m := &model{asked: map[string]int{}}
 	m.srv = llmtest.NewServer(m.answer)
 	t.Cleanup(func() {
 		m.srv.Close()
@@ -37,13 +36,9 @@ func (m *model) answer(req *llmtest.Request) llmtest.Reply {
 	m.mu.Lock()
 	m.seen++
 	m.asked[key]++
-	var held chan struct{}
+	var held <-chan struct{}
 	if len(results) > 0 {
-		held = m.hold[key]
-		if held != nil {
-			delete(m.hold, key)
-			close(m.arrived[key])
-		}
+		held = m.held.take(key)
 	}
 	m.mu.Unlock()
 	if held != nil {
@@ -58,14 +53,7 @@ func (m *model) answer(req *llmtest.Request) llmtest.Reply {
 // holdAnswer holds the model's answer after the tool result of the run
 // for key, and returns a channel closed when that request arrives.
 func (m *model) holdAnswer(t *testing.T, key string) (arrived <-chan struct{}, release func()) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	h := make(chan struct{})
-	m.hold[key] = h
-	m.arrived[key] = make(chan struct{})
-	release = sync.OnceFunc(func() { close(h) })
-	t.Cleanup(release)
-	return m.arrived[key], release
+	return m.held.add(t, key)
 }
 
 func (m *model) requests(key string) int {
