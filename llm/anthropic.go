@@ -266,7 +266,7 @@ func antPart(p Part, origin string, drop func(what, from string)) (antBlock, err
 		b := &antToolUse{Type: "tool_use", ID: p.ID, Name: p.Name, Input: args}
 		if len(p.Raw) > 0 && keeps(p, origin, drop) {
 			// With the provider's own fields, as they came.
-			data, err := marshal(b)
+			data, err := jsonobj.Marshal(b)
 			if err != nil {
 				return nil, err
 			}

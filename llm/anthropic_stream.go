@@ -346,9 +346,9 @@ func (b *antStreamBlock) assembled() (json.RawMessage, error) {
 		m["input"] = input
 	}
 	if b.content {
-		m["content"], _ = marshal(string(b.text))
+		m["content"], _ = jsonobj.Marshal(string(b.text))
 	}
-	return marshal(m)
+	return jsonobj.Marshal(m)
 }
 
 // streamError reads an error event's payload.

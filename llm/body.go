@@ -1,10 +1,11 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 )
 
 // body is a JSON request body kept as its top-level fields, so that Extra
@@ -16,7 +17,7 @@ func (b body) set(err *error, key string, v any) {
 	if *err != nil {
 		return
 	}
-	raw, e := marshal(v)
+	raw, e := jsonobj.Marshal(v)
 	if e != nil {
 		*err = fmt.Errorf("llm: cannot encode the request's %s: %w", key, e)
 		return
@@ -67,18 +68,6 @@ func (b body) str(key string) string {
 	return s
 }
 
-// marshal encodes v as compact JSON without escaping <, > and &, so text
-// goes back to the provider as close to how it came as JSON allows.
-func marshal(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
 // encodeExtra encodes Config.Extra once, when the client is made.
 func encodeExtra(extra map[string]any) (map[string]json.RawMessage, error) {
 	if len(extra) == 0 {
@@ -90,7 +79,7 @@ func encodeExtra(extra map[string]any) (map[string]json.RawMessage, error) {
 			out[k] = nil
 			continue
 		}
-		raw, err := marshal(v)
+		raw, err := jsonobj.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("llm: Config.Extra[%q] cannot be encoded as JSON: %w", k, err)
 		}

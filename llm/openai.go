@@ -215,7 +215,7 @@ func assistantMessage(m Message, origin string, drop func(what, from string)) (o
 			c := oaiToolCall{ID: p.ID, Type: "function",
 				Function: oaiFunctionCall{Name: p.Name, Arguments: string(args)}}
 			if len(p.Raw) > 0 && keeps(p, origin, drop) {
-				data, _ := marshal(c) // strings only: it encodes
+				data, _ := jsonobj.Marshal(c) // strings only: it encodes
 				raw, err := jsonobj.With(data, p.Raw)
 				if err != nil {
 					return am, fmt.Errorf("tool call %q (%s): its provider data is not a JSON object", p.Name, p.ID)

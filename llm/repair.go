@@ -6,6 +6,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 )
 
 // A repairRule fixes a request a provider refused because of one parameter.
@@ -93,12 +95,12 @@ func renameRole(b body, from, to string) bool {
 	for _, m := range msgs {
 		var role string
 		if json.Unmarshal(m["role"], &role) == nil && role == from {
-			m["role"], _ = marshal(to)
+			m["role"], _ = jsonobj.Marshal(to)
 			changed = true
 		}
 	}
 	if changed {
-		b["messages"], _ = marshal(msgs)
+		b["messages"], _ = jsonobj.Marshal(msgs)
 	}
 	return changed
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/bridle-dev/bridle/internal/clip"
+	"github.com/bridle-dev/bridle/internal/jsonobj"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -250,28 +251,28 @@ func outputToTool(b body, d Dialect) bool {
 			return false
 		}
 		schema = rf.JSONSchema.Schema
-		desc, _ = marshal(rf.JSONSchema.Description)
+		desc, _ = jsonobj.Marshal(rf.JSONSchema.Description)
 		delete(b, "response_format")
 	}
 	if len(desc) == 0 || string(desc) == `""` {
-		desc, _ = marshal("Give the answer: call this with it.")
+		desc, _ = jsonobj.Marshal("Give the answer: call this with it.")
 	}
 	var tools []json.RawMessage
 	json.Unmarshal(b["tools"], &tools)
 	var tool, choice json.RawMessage
 	if d == Anthropic {
-		tool, _ = marshal(map[string]json.RawMessage{"name": json.RawMessage(`"output"`), "description": desc, "input_schema": schema})
+		tool, _ = jsonobj.Marshal(map[string]json.RawMessage{"name": json.RawMessage(`"output"`), "description": desc, "input_schema": schema})
 		choice = json.RawMessage(`{"type":"tool","name":"output"}`)
 		if _, thinking := b["thinking"]; thinking {
 			// Claude refuses a forced tool with thinking on.
 			choice = json.RawMessage(`{"type":"auto"}`)
 		}
 	} else {
-		tool, _ = marshal(map[string]any{"type": "function", "function": map[string]json.RawMessage{
+		tool, _ = jsonobj.Marshal(map[string]any{"type": "function", "function": map[string]json.RawMessage{
 			"name": json.RawMessage(`"output"`), "description": desc, "parameters": schema}})
 		choice = json.RawMessage(`{"type":"function","function":{"name":"output"}}`)
 	}
-	b["tools"], _ = marshal(append(tools, tool))
+	b["tools"], _ = jsonobj.Marshal(append(tools, tool))
 	b["tool_choice"] = choice
 	return true
 }

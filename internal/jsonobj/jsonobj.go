@@ -1,6 +1,7 @@
-// Package jsonobj adds and takes out members of JSON objects kept as raw
-// bytes: what a provider sends beside the fields a dialect knows, and puts
-// back when the message goes out again.
+// Package jsonobj encodes JSON as a provider sent it (no HTML escaping),
+// and adds and takes out members of JSON objects kept as raw bytes: what a
+// provider sends beside the fields a dialect knows, and puts back when the
+// message goes out again.
 package jsonobj
 
 import (
@@ -25,7 +26,7 @@ func Rest(raw json.RawMessage, known ...string) json.RawMessage {
 	if len(m) == 0 {
 		return nil
 	}
-	out, err := marshal(m)
+	out, err := Marshal(m)
 	if err != nil {
 		return nil
 	}
@@ -51,11 +52,12 @@ func With(obj, extra json.RawMessage) (json.RawMessage, error) {
 			m[k] = v
 		}
 	}
-	return marshal(m)
+	return Marshal(m)
 }
 
-// marshal encodes v as JSON without escaping <, > and &, as they came.
-func marshal(v any) (json.RawMessage, error) {
+// Marshal encodes v as compact JSON without escaping <, > and &, so text
+// goes back to a provider as close to how it came as JSON allows.
+func Marshal(v any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
