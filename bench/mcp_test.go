@@ -195,15 +195,23 @@ func BenchmarkToolCallInMemory(b *testing.B) {
 func BenchmarkToolCallStdio(b *testing.B) {
 	for _, impl := range stdioImpls() {
 		b.Run(impl, func(b *testing.B) {
-			cmd := serverCommand(b, impl, 0)
-			cs, err := newClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, sessionOptions())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			sequentialCalls(b, cs, cmd.Process.Pid)
+			cs, pid := connectStdio(b, impl)
+			sequentialCalls(b, cs, pid)
 		})
 	}
+}
+
+// connectStdio starts impl's server and connects the go-sdk client to it
+// over stdio; it returns the session, closed when b ends, and the server's
+// pid.
+func connectStdio(b *testing.B, impl string) (*sdk.ClientSession, int) {
+	cmd := serverCommand(b, impl, 0)
+	cs, err := newClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, sessionOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs, cmd.Process.Pid
 }
 
 // BenchmarkToolCallStdioMeta: as BenchmarkToolCallStdio, with a _meta that
@@ -211,19 +219,14 @@ func BenchmarkToolCallStdio(b *testing.B) {
 func BenchmarkToolCallStdioMeta(b *testing.B) {
 	for _, impl := range stdioImpls() {
 		b.Run(impl, func(b *testing.B) {
-			cmd := serverCommand(b, impl, 0)
-			cs, err := newClient().Connect(context.Background(), &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, sessionOptions())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
+			cs, pid := connectStdio(b, impl)
 			ctx := context.Background()
 			n := 0
 			call := func() {
 				n++
 				callAddMeta(ctx, b, cs, sdk.Meta{"traceparent": fmt.Sprintf("00-%032x-%016x-01", n, n)})
 			}
-			sequential(b, cmd.Process.Pid, call)
+			sequential(b, pid, call)
 		})
 	}
 }
