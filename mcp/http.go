@@ -303,13 +303,51 @@ func (h *httpHandler) serveSession(w http.ResponseWriter, r *http.Request) {
 			defer h.busy(id)()
 		}
 	}
-	h.stateful.ServeHTTP(w, r)
 	if id == "" && r.Method == http.MethodPost {
-		if id = w.Header().Get(sessionHeader); id != "" {
-			h.remember(id)
+		// The session is recorded as its id is sent, not after the handler
+		// returns: by then the client may have used it, and other sessions.
+		w = &sessionRecorder{ResponseWriter: w, h: h}
+	}
+	h.stateful.ServeHTTP(w, r)
+}
+
+// sessionRecorder remembers the session a response opens when its header
+// is written.
+type sessionRecorder struct {
+	http.ResponseWriter
+	h    *httpHandler
+	done bool
+}
+
+func (w *sessionRecorder) record() {
+	if !w.done {
+		w.done = true
+		if id := w.Header().Get(sessionHeader); id != "" {
+			w.h.remember(id)
 		}
 	}
 }
+
+func (w *sessionRecorder) WriteHeader(code int) {
+	w.record()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *sessionRecorder) Write(b []byte) (int, error) {
+	w.record()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush passes on to the writer beneath, so event streams still flush.
+func (w *sessionRecorder) Flush() {
+	w.record()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the writer beneath.
+func (w *sessionRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // busy marks a call of session id as running until the returned func is
 // called.
