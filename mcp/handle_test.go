@@ -272,6 +272,31 @@ func TestHandleReadsResources(t *testing.T) {
 	}
 }
 
+func TestHandleEmptyResourceIsValidForStrictClients(t *testing.T) {
+	// Every item of contents must carry "text" or "blob": the TypeScript
+	// SDK refuses the whole result otherwise.
+	s := mcp.NewServer("empty", "v1", nil)
+	s.AddResources(mcp.Resource{URI: "notes://index", Read: func(context.Context) (string, error) { return "", nil }})
+	c := connect(t, s)
+	r := handle(t, c, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"notes://index"}}`)
+	if r.Error != nil {
+		t.Fatalf("error %+v", r.Error)
+	}
+	var res struct {
+		Contents []map[string]any `json:"contents"`
+	}
+	if err := json.Unmarshal(r.Result, &res); err != nil || res.Contents == nil {
+		t.Fatalf("result %s: %v; want a contents list", r.Result, err)
+	}
+	for _, item := range res.Contents {
+		_, text := item["text"]
+		_, blob := item["blob"]
+		if !text && !blob {
+			t.Errorf("contents item %v has neither text nor blob", item)
+		}
+	}
+}
+
 func TestHandleIsSafeForConcurrentCallersWithTheSameID(t *testing.T) {
 	c := connect(t, mcp.FixtureServer())
 	const n = 50

@@ -21,7 +21,8 @@ type Resource struct {
 	Description string
 	// MIMEType is the type of the text. Empty means "text/plain".
 	MIMEType string
-	// Read returns the resource's text. Its error is sent to the client as
+	// Read returns the resource's text; an empty text is sent as a result
+	// with no contents. Its error is sent to the client as
 	// a failed read (JSON-RPC code -32603) with the error's message; a
 	// panic in Read is sent the same way.
 	Read func(ctx context.Context) (string, error)
@@ -95,6 +96,12 @@ func resourceHandler(r Resource) sdk.ResourceHandler {
 		text, err := r.Read(ctx)
 		if err != nil {
 			return nil, readError(fmt.Sprintf("reading %s: %v", r.URI, err))
+		}
+		if text == "" {
+			// The SDK leaves an empty text out, and an item with neither
+			// text nor blob is refused by strict clients: say "nothing"
+			// with no items instead.
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{}}, nil
 		}
 		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{
 			URI:      r.URI,
