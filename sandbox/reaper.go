@@ -17,7 +17,9 @@ const runVar = "BRIDLE_SANDBOX_RUN"
 // daemon's double fork). On Linux the process becomes a child subreaper:
 // processes orphaned below it are handed to it rather than to init, and
 // when a run ends every one of them that carries that run's mark (an
-// environment variable its commands pass down) is killed and reaped.
+// environment variable its commands pass down) is killed and reaped, as is
+// every one that exited in a session of its own since the run began (the
+// process bwrap leaves when it is killed or ends first).
 // Elsewhere a Reaper only tracks runs, and what leaves the process group
 // of a command survives it.
 //
@@ -53,9 +55,10 @@ func Subreaper() (*Reaper, error) { return subreaper() }
 
 // Run is one run of a command under a [Reaper].
 type Run struct {
-	r    *Reaper
-	mark string
-	pids []int
+	r     *Reaper
+	mark  string
+	pids  []int
+	since uint64 // start time of its first command, in clock ticks since boot
 }
 
 // NewRun begins a run. Start its commands with [Run.Start], and call
@@ -84,6 +87,9 @@ func (run *Run) Start(cmd *exec.Cmd) error {
 		return err
 	}
 	r.live[cmd.Process.Pid] = run.mark
+	if run.since == 0 {
+		run.since = startTime(cmd.Process.Pid)
+	}
 	run.pids = append(run.pids, cmd.Process.Pid)
 	return nil
 }
@@ -100,6 +106,6 @@ func (run *Run) End() {
 		}
 	}
 	delete(r.runs, run.mark)
-	r.sweep(run.pids)
+	r.sweep(run.pids, run.since)
 	run.pids = nil
 }

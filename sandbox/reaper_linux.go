@@ -23,10 +23,10 @@ func becomeSubreaper() error {
 // sweep kills and reaps the adopted orphans marked by runs that have
 // ended, until none is left: killing one hands its own children to us.
 // The caller holds r.mu.
-func (r *Reaper) sweep(groups []int) {
+func (r *Reaper) sweep(groups []int, since uint64) {
 	self := os.Getpid()
 	for range 1000 {
-		orphans := r.orphans(self, groups)
+		orphans := r.orphans(self, groups, since)
 		if len(orphans) == 0 {
 			return
 		}
@@ -49,8 +49,10 @@ func (r *Reaper) sweep(groups []int) {
 // orphans lists the children of self that no running command accounts
 // for and that carry the mark of a run of r that has ended, or that were
 // seen so, or were in the process group of one of its commands (groups),
-// and have exited since. Orphans of runs going on are noted.
-func (r *Reaper) orphans(self int, groups []int) []int {
+// and have exited since, or exited in a session of their own after the
+// run's first command started (since). Orphans of runs going on are
+// noted.
+func (r *Reaper) orphans(self int, groups []int, since uint64) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -64,15 +66,22 @@ func (r *Reaper) orphans(self int, groups []int) []int {
 		if _, ok := r.live[pid]; ok {
 			continue
 		}
-		ppid, pgrp := stat(pid)
-		if ppid != self {
+		st := stat(pid)
+		if st.ppid != self {
 			continue
 		}
 		m := mark(pid)
 		switch {
 		case m == "":
-			// Exited (no environment left), or not ours to judge.
-			if _, ok := r.seen[pid]; !ok && !slices.Contains(groups, pgrp) {
+			// Exited (no environment left), or not ours to judge. A
+			// zombie that led a session of its own, started since the
+			// run began, is one of its commands' children that left the
+			// process group and exited before being handed to us, as
+			// bwrap's own child does when bwrap is killed or ends first;
+			// the program's own children stay in its session.
+			_, seen := r.seen[pid]
+			left := st.state == 'Z' && st.sid == pid && since > 0 && st.start >= since
+			if !seen && !left && !slices.Contains(groups, st.pgrp) {
 				continue
 			}
 		case !strings.HasPrefix(m, r.prefix):
@@ -86,29 +95,43 @@ func (r *Reaper) orphans(self int, groups []int) []int {
 	return pids
 }
 
-// stat returns the parent pid and the process group of pid, or -1s.
-func stat(pid int) (ppid, pgrp int) {
+// procStat is what the reaper reads of a process in /proc/PID/stat.
+type procStat struct {
+	state           byte   // R, S, Z, ...
+	ppid, pgrp, sid int    // parent, process group, session
+	start           uint64 // start time, in clock ticks since boot
+}
+
+// stat reads pid's /proc/PID/stat; its ids are -1 when it cannot.
+func stat(pid int) procStat {
+	none := procStat{ppid: -1, pgrp: -1, sid: -1}
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return -1, -1
+		return none
 	}
 	// The command name in parentheses may hold anything; the fields
-	// after its last ")" are "state ppid pgrp ...".
+	// after its last ")" are "state ppid pgrp session ...", the start
+	// time the 20th of them.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return -1, -1
+		return none
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return -1, -1
+	if len(f) < 20 || len(f[0]) != 1 {
+		return none
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	pgrp, err2 := strconv.Atoi(f[2])
-	if err1 != nil || err2 != nil {
-		return -1, -1
+	sid, err3 := strconv.Atoi(f[3])
+	start, err4 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return none
 	}
-	return ppid, pgrp
+	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp, sid: sid, start: start}
 }
+
+// startTime is pid's start time in clock ticks since boot, or 0.
+func startTime(pid int) uint64 { return stat(pid).start }
 
 // mark is the run mark in pid's environment, or "" (none, or unreadable:
 // an exited process has no environment left). A process in the middle of

@@ -7,4 +7,7 @@ package sandbox
 func becomeSubreaper() error { return nil }
 
 // sweep does nothing where orphans go to init.
-func (r *Reaper) sweep(groups []int) {}
+func (r *Reaper) sweep(groups []int, since uint64) {}
+
+// startTime is 0: only Linux needs it, to tell orphans apart.
+func startTime(pid int) uint64 { return 0 }

@@ -260,3 +260,70 @@ func TestReaperReapsAChildOfTheGroupThatExitedByItself(t *testing.T) {
 		t.Errorf("cat %d is still a zombie after its run ended", pid)
 	}
 }
+
+func TestReaperReapsTheSandboxOfAKilledCommand(t *testing.T) {
+	needSandbox(t)
+	r, err := sandbox.Subreaper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.NewRun()
+	// Once it says so, the command runs inside.
+	cmd := exec.Command("sh", "-c", "echo started; exec sleep 1000")
+	cmd.Dir = t.TempDir()
+	if err := sandbox.Confine(cmd, sandbox.Policy{Root: cmd.Dir}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	// bwrap's own child, in a session of its own, is the one to watch.
+	inner := childrenOf(t, cmd.Process.Pid)
+	if len(inner) != 1 {
+		t.Fatalf("bwrap %d has children %v, want one", cmd.Process.Pid, inner)
+	}
+	// A timeout kills bwrap; the child it leaves dies with it, and is
+	// handed to this process.
+	fd, err := unix.PidfdOpen(inner[0], 0)
+	if err != nil {
+		t.Skip("no pidfd here:", err)
+	}
+	defer unix.Close(fd)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", inner[0])); err != nil {
+		t.Fatalf("bwrap's child %d is not a zombie before the run ends: %v", inner[0], err)
+	}
+	run.End()
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d", inner[0])); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("bwrap's child %d is still a zombie after its run ended", inner[0])
+	}
+}
+
+// childrenOf lists the children of pid.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		t.Skip("no /proc children list here:", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, n)
+	}
+	return pids
+}
