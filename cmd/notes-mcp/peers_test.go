@@ -99,6 +99,12 @@ func checkWithInspector(t *testing.T, target ...string) {
 		out, code := inspector(t, append(slices.Clone(target), args...)...)
 		return parseInspector(t, out), code
 	}
+	t.Run("resources/read gives the index of a folder with no notes", func(t *testing.T) {
+		r, code := run(t, "--method", "resources/read", "--uri", indexURI)
+		if code != 0 || len(r.Contents) > 1 || len(r.Contents) == 1 && r.Contents[0].Text != "" {
+			t.Fatalf("resources/read: exit %d, %+v", code, r)
+		}
+	})
 	t.Run("tools/list shows every tool with a portable schema", func(t *testing.T) {
 		r, code := run(t, "--method", "tools/list", "--strict")
 		if code != 0 {
