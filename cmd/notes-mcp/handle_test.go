@@ -336,10 +336,14 @@ func TestIndexResource(t *testing.T) {
 		if err := json.Unmarshal(h.request("resources/read", map[string]any{"uri": indexURI}), &res); err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Contents) != 1 {
-			t.Fatalf("resources/read gave %d contents, want 1", len(res.Contents))
+		switch len(res.Contents) {
+		case 0: // how an empty text is sent
+			return "", ""
+		case 1:
+			return res.Contents[0].Text, res.Contents[0].MIMEType
 		}
-		return res.Contents[0].Text, res.Contents[0].MIMEType
+		t.Fatalf("resources/read gave %d contents, want 1", len(res.Contents))
+		return "", ""
 	}
 	t.Run("an empty folder has an empty index", func(t *testing.T) {
 		if text, _ := read(); text != "" {
