@@ -76,9 +76,9 @@ func tools(s *store) []tool.Tool {
 					return "", err
 				}
 				if created {
-					return fmt.Sprintf("Created note %q (%d bytes).", in.Title, len(in.Body)), nil
+					return fmt.Sprintf("Created note %q (%s).", in.Title, byteCount(len(in.Body))), nil
 				}
-				return fmt.Sprintf("Replaced note %q (now %d bytes).", in.Title, len(in.Body)), nil
+				return fmt.Sprintf("Replaced note %q (now %s).", in.Title, byteCount(len(in.Body))), nil
 			}),
 		tool.New("append_to_note",
 			"Add text to the end of an existing note, on a new line, keeping what is there.",
@@ -87,7 +87,7 @@ func tools(s *store) []tool.Tool {
 				if err != nil {
 					return "", hint(err)
 				}
-				return fmt.Sprintf("Appended %d bytes to note %q (now %d bytes).", len(in.Text), in.Title, n), nil
+				return fmt.Sprintf("Appended %s to note %q (now %s).", byteCount(len(in.Text)), in.Title, byteCount(n)), nil
 			}),
 		tool.New("edit_note",
 			"Change part of a note: replace old_text, which must occur exactly once in the note, by new_text.",
@@ -123,4 +123,12 @@ func hint(err error) error {
 		return fmt.Errorf("%w; search_notes lists the titles", err)
 	}
 	return err
+}
+
+// byteCount spells a size for a person: "1 byte", "5 bytes".
+func byteCount(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
