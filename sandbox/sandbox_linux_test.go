@@ -262,7 +262,7 @@ func TestReaperReapsAChildOfTheGroupThatExitedByItself(t *testing.T) {
 }
 
 func TestReaperReapsTheSandboxOfAKilledCommand(t *testing.T) {
-	needSandbox(t)
+	sandboxtest.Need(t)
 	r, err := sandbox.Subreaper()
 	if err != nil {
 		t.Fatal(err)
