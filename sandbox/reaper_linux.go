@@ -49,9 +49,9 @@ func (r *Reaper) sweep(groups []int, since uint64) {
 // orphans lists the children of self that no running command accounts
 // for and that carry the mark of a run of r that has ended, or that were
 // seen so, or were in the process group of one of its commands (groups),
-// and have exited since, or exited in a session of their own after the
-// run's first command started (since). Orphans of runs going on are
-// noted.
+// and have exited since, or that lead a session of their own with no
+// mark left and started after the run's first command (since). Orphans
+// of runs going on are noted.
 func (r *Reaper) orphans(self int, groups []int, since uint64) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -73,14 +73,14 @@ func (r *Reaper) orphans(self int, groups []int, since uint64) []int {
 		m := mark(pid)
 		switch {
 		case m == "":
-			// Exited (no environment left), or not ours to judge. A
-			// zombie that led a session of its own, started since the
-			// run began, is one of its commands' children that left the
-			// process group and exited before being handed to us, as
-			// bwrap's own child does when bwrap is killed or ends first;
-			// the program's own children stay in its session.
+			// Exited (no environment left), or not ours to judge. One
+			// that leads a session of its own, started since the run
+			// began, is one of its commands' children that left the
+			// process group and is exiting or exited, as bwrap's own
+			// child does when bwrap is killed or ends first; the
+			// program's own children stay in its session.
 			_, seen := r.seen[pid]
-			left := st.state == 'Z' && st.sid == pid && since > 0 && st.start >= since
+			left := st.sid == pid && since > 0 && st.start >= since
 			if !seen && !left && !slices.Contains(groups, st.pgrp) {
 				continue
 			}
@@ -97,7 +97,6 @@ func (r *Reaper) orphans(self int, groups []int, since uint64) []int {
 
 // procStat is what the reaper reads of a process in /proc/PID/stat.
 type procStat struct {
-	state           byte   // R, S, Z, ...
 	ppid, pgrp, sid int    // parent, process group, session
 	start           uint64 // start time, in clock ticks since boot
 }
@@ -117,7 +116,7 @@ func stat(pid int) procStat {
 		return none
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 || len(f[0]) != 1 {
+	if len(f) < 20 {
 		return none
 	}
 	ppid, err1 := strconv.Atoi(f[1])
@@ -127,7 +126,7 @@ func stat(pid int) procStat {
 	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		return none
 	}
-	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp, sid: sid, start: start}
+	return procStat{ppid: ppid, pgrp: pgrp, sid: sid, start: start}
 }
 
 // startTime is pid's start time in clock ticks since boot, or 0.
