@@ -103,8 +103,11 @@ func (u *ui) event(ev agent.Event) {
 		u.lineLocked("%s %s%s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(dim, summary(ev.Call)))
 		u.startSpinLocked()
 	case agent.EventReturned:
-		if ev.Failed {
+		if ev.Failed || reportsFailure(ev.Call.Name, ev.Output) {
 			u.lineLocked("%s %s %s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(red, "failed: "+firstLine(ev.Output, 120)))
+			u.previewLocked(red, ev.Output, 1)
+		} else {
+			u.previewLocked(dim, ev.Output, 0)
 		}
 		u.startSpinLocked()
 	case agent.EventDeclined:
@@ -121,6 +124,44 @@ func (u *ui) event(ev agent.Event) {
 		u.endStepLocked()
 		u.startSpinLocked()
 	}
+}
+
+// previewLines is how many lines of a tool's result are shown under it.
+const previewLines = 3
+
+// previewLocked shows a few lines of a tool's result under its [tool]
+// line, from line skip on, and how many more there are.
+func (u *ui) previewLocked(color, out string, skip int) {
+	lines := splitLines(strings.TrimRight(out, "\n"))
+	if skip >= len(lines) {
+		return
+	}
+	lines = lines[skip:]
+	for i, l := range lines {
+		if i == previewLines {
+			u.lineLocked("  %s", u.paint(dim, fmt.Sprintf("│ … %s", plural(len(lines)-previewLines, "more line"))))
+			break
+		}
+		u.lineLocked("  %s", u.paint(color, "│ "+inert.Line(clip.String(l, 160))))
+	}
+}
+
+// reportsFailure reports whether a tool's output says that what it ran
+// failed, though the call itself succeeded: a build error from go_check,
+// FAIL from go_test, a non-zero exit from go_run or bash.
+func reportsFailure(name, out string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	switch {
+	case strings.HasPrefix(first, "FAIL"), strings.HasPrefix(first, "go build found problems"), strings.Contains(first, "go vet found problems"):
+		return true
+	case strings.HasSuffix(name, "go_run"):
+		for _, l := range strings.Split(out, "\n") {
+			if code, ok := strings.CutPrefix(l, "exit code: "); ok {
+				return strings.TrimSpace(code) != "0"
+			}
+		}
+	}
+	return false
 }
 
 // narrateLocked sends the text held for a step that turned out to call
