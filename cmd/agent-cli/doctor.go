@@ -74,6 +74,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		row("provider", "%s (%s)", m.Provider.Value, m.Provider.From)
 	}
 	var key string
+	var keyFrom keySource
 	if err != nil {
 		row("model", "%s", bad(err.Error()))
 		problems = append(problems, err.Error())
@@ -88,6 +89,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		var from keySource
 		key, from, err = m.findKey(os.Getenv, keychain.Get)
+		keyFrom = from
 		switch {
 		case !m.needsKey():
 			row("key", "none needed for %s", m.Provider.Value)
@@ -204,6 +206,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		row("online", "not tried: fix the above first")
 	default:
 		if err := ping(ctx, m, key); err != nil {
+			err = explain(err, m, keyFrom, o.verbose)
 			row("online", "%s", bad(err.Error()))
 			problems = append(problems, err.Error())
 		} else {

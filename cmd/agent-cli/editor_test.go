@@ -121,7 +121,7 @@ func TestSlashCommands(t *testing.T) {
 	c.waitFor("model claude-other, I messages")
 	c.waitFor("> ")
 	c.send("/frobnicate\r")
-	c.waitFor("unknown command /frobnicate: the commands are /help, /clear, /model, /exit")
+	c.waitFor("unknown command /frobnicate: the commands are /help, /clear, /compact, /cost, /model, /resume, /rewind, /exit")
 	c.waitFor("> ")
 	c.send("/usr/bin/env is what?\r") // a path, not a command
 	c.waitFor("model claude-other, III messages")

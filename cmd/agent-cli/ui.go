@@ -40,6 +40,7 @@ type ui struct {
 	interactive bool // whether the person could have been asked
 	spin        *spinner
 	getenv      func(string) string
+	quietOut    bool         // --json: the answer goes into the JSON object, not to stdout
 	answer      inert.Stream // the answer streamed to a terminal
 }
 
@@ -91,7 +92,9 @@ func (u *ui) event(ev agent.Event) {
 	defer u.mu.Unlock()
 	switch ev.Type {
 	case agent.EventText:
-		if u.outTTY {
+		if u.quietOut {
+			u.pending.WriteString(ev.Text)
+		} else if u.outTTY {
 			u.stopSpinLocked()
 			io.WriteString(u.out, u.answer.Next(ev.Text))
 			u.midLine = !strings.HasSuffix(ev.Text, "\n")
@@ -185,7 +188,7 @@ func (u *ui) endStepLocked() {
 	}
 	text := u.pending.String()
 	u.pending.Reset()
-	if text == "" {
+	if text == "" || u.quietOut {
 		return
 	}
 	io.WriteString(u.out, text)

@@ -1,0 +1,113 @@
+//go:build linux || darwin || freebsd
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/bridle-dev/bridle/llm"
+	"github.com/bridle-dev/bridle/llm/llmtest"
+)
+
+func TestJSONOutput(t *testing.T) {
+	srv := llmtest.NewServer(llmtest.Replies(
+		llmtest.Reply{Text: "Looking.", Calls: []llmtest.Call{call("list_files", map[string]any{})}},
+		llmtest.Reply{Text: "The answer."},
+	))
+	defer srv.Close()
+	res := runAgent(t, agentBinary(t), invocation{args: []string{"--json", "what is here?"}, env: modelEnv(srv, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY")})
+	if res.code != 0 {
+		t.Fatalf("exit %d", res.code)
+	}
+	var r jsonResult
+	if err := json.Unmarshal([]byte(res.stdout), &r); err != nil || strings.Count(res.stdout, "\n") != 1 {
+		t.Fatalf("stdout is not one JSON object: %q (%v)", res.stdout, err)
+	}
+	if r.Answer != "The answer." || r.Stop != "done" || r.Steps != 2 || r.Usage.Output == 0 || !sessionIDPattern.MatchString(r.Session) {
+		t.Errorf("result = %+v", r)
+	}
+}
+
+func TestConversationsAreSaved(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	srv := llmtest.NewServer(func(r *llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "reply to " + r.LastMessage().Text()}
+	})
+	defer srv.Close()
+	env := modelEnv(srv, "openai", llm.OpenAI, "OPENAI_API_KEY")
+	run := func(args ...string) result {
+		return runAgent(t, agentBinary(t), invocation{args: args, dir: dir, home: home, env: env})
+	}
+	run("first question")
+	run("second question")
+	res := run("sessions")
+	if n := len(regexp.MustCompile(`(?m)^\d{8}-\d{6}-[0-9a-f]{8} `).FindAllString(res.stdout, -1)); n != 2 || !strings.Contains(res.stdout, "first question") {
+		t.Fatalf("sessions lists %d:\n%s", n, res.stdout)
+	}
+	first := regexp.MustCompile(`(?m)^(\S+) .*first question`).FindStringSubmatch(res.stdout)[1]
+
+	run("--continue", "and then?")
+	last := srv.Requests()[len(srv.Requests())-1]
+	if len(last.Messages) != 3 || last.Messages[0].Text() != "second question" {
+		t.Errorf("--continue sent %d messages, first %q; want the last conversation", len(last.Messages), last.Messages[0].Text())
+	}
+	run("--resume", first, "more?")
+	last = srv.Requests()[len(srv.Requests())-1]
+	if len(last.Messages) != 3 || last.Messages[0].Text() != "first question" {
+		t.Errorf("--resume sent %d messages, first %q", len(last.Messages), last.Messages[0].Text())
+	}
+	res = run("--resume", "20200101-000000-deadbeef", "x")
+	if res.code != 1 || !strings.Contains(res.stderr, "no conversation 20200101-000000-deadbeef") {
+		t.Errorf("a missing session: exit %d, %s", res.code, res.stderr)
+	}
+}
+
+func TestRewindAndCostOnATerminal(t *testing.T) {
+	srv := llmtest.NewServer(func(r *llmtest.Request) llmtest.Reply {
+		if len(r.LastToolResults()) > 0 {
+			return llmtest.Reply{Text: "written"}
+		}
+		if q := r.LastMessage().Text(); strings.HasPrefix(q, "write ") {
+			return llmtest.Reply{Calls: []llmtest.Call{writeCall(strings.TrimPrefix(q, "write "), "x")}}
+		}
+		return llmtest.Reply{Text: "ok"}
+	})
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("mine\n"), 0o644)
+	c := startConsole(t, invocation{args: []string{"--autonomy", "auto"}, dir: dir, ttyOut: true, env: append(modelEnv(srv, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY"), "NO_COLOR=1")})
+	c.waitFor("> ")
+	c.send("write a.txt\r")
+	c.waitFor("written")
+	c.waitFor("> ")
+	c.send("write keep.txt\r")
+	c.waitFor("written")
+	c.waitFor("> ")
+	c.send("/cost\r")
+	c.waitFor("this conversation: tokens ")
+	c.waitFor("> ")
+	// Someone else changes keep.txt: the rewind refuses, naming it.
+	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("theirs\n"), 0o644)
+	c.send("/rewind\r")
+	c.waitFor("nothing was rewound: these files changed since agent-cli wrote them: keep.txt")
+	c.waitFor("> ")
+	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("x"), 0o644)
+	c.send("/rewind 2\r")
+	c.waitFor("took back 2 turns; the earliest question was: write a.txt")
+	c.waitFor("> ")
+	c.send("/exit\r")
+	if code := c.wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err == nil {
+		t.Error("a.txt, written in a rewound turn, is still there")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "keep.txt")); string(data) != "mine\n" {
+		t.Errorf("keep.txt = %q; want it as it was before the rewound turn", data)
+	}
+}
