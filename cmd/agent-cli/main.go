@@ -128,6 +128,7 @@ type options struct {
 	version   bool
 	verbose   bool     // errors with their whole chain
 	json      bool     // one JSON object on stdout instead of the answer
+	thinking  bool     // show the model's reasoning, and ask for it
 	cont      bool     // continue the last conversation of the folder
 	resume    string   // continue this conversation
 	pick      bool     // --resume without an id: choose one
@@ -152,6 +153,7 @@ func parseArgs(name string, args []string, stdout io.Writer, doctor bool) (*opti
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.verbose, "verbose", false, "show errors with all their details")
 	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout (answer, stop reason, steps, usage, cost, session) instead of the answer")
+	fs.BoolVar(&o.thinking, "thinking", false, "show the model's reasoning, dimmed, and give Claude models a thinking budget")
 	fs.BoolVar(&o.cont, "continue", false, "continue the last conversation of the working folder")
 	fs.BoolVar(&o.cont, "c", false, "the same as --continue")
 	fs.StringVar(&o.resume, "resume", "", "continue the conversation with this `id` (agent-cli sessions lists them); with no id, choose one")

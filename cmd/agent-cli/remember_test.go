@@ -111,3 +111,44 @@ func TestRewindAndCostOnATerminal(t *testing.T) {
 		t.Errorf("keep.txt = %q; want it as it was before the rewound turn", data)
 	}
 }
+
+func TestThinkingAndTheSpinner(t *testing.T) {
+	t.Run("--thinking shows the reasoning dimmed and asks Claude for it", func(t *testing.T) {
+		srv := llmtest.NewServer(llmtest.Replies(llmtest.Reply{Thinking: "pondering the question", Signature: "sig", Text: "ok"}))
+		defer srv.Close()
+		c := startConsole(t, invocation{args: []string{"--thinking", "hi"}, env: modelEnv(srv, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY")})
+		c.waitFor("\x1b[2mponder") // dimmed
+		if code := c.wait(); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if !strings.Contains(ownEscapes.ReplaceAllString(c.screenText(), ""), "pondering the question") {
+			t.Errorf("the reasoning is not shown: %q", c.screenText())
+		}
+		var body struct {
+			Thinking struct {
+				Type   string `json:"type"`
+				Budget int    `json:"budget_tokens"`
+			} `json:"thinking"`
+		}
+		json.Unmarshal(srv.Requests()[0].Body, &body)
+		if body.Thinking.Type != "enabled" || body.Thinking.Budget < 1024 {
+			t.Errorf("thinking = %+v", body.Thinking)
+		}
+	})
+	t.Run("the spinner shows the time, and without colour writes no escape", func(t *testing.T) {
+		asked := make(chan struct{}, 1)
+		srv := llmtest.NewServer(func(*llmtest.Request) llmtest.Reply {
+			asked <- struct{}{}
+			return llmtest.Reply{Fault: &llmtest.Fault{Stall: true}}
+		})
+		defer srv.Close()
+		c := startConsole(t, invocation{args: []string{"take your time"}, env: append(modelEnv(srv, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY"), "NO_COLOR=1")})
+		c.waitFor("working… 0s")
+		<-asked
+		c.send("\x03")
+		c.wait()
+		if strings.Contains(c.screenText(), "\x1b") {
+			t.Errorf("an escape sequence despite NO_COLOR: %q", c.screenText())
+		}
+	})
+}

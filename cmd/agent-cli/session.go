@@ -70,7 +70,7 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	}
 	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from, opts: o}
 	s.ui.autonomy, s.ui.maxSteps, s.ui.interactive = o.autonomy, o.maxSteps, interactive
-	s.ui.quietOut = o.json
+	s.ui.quietOut, s.ui.thinking = o.json, o.thinking
 	cfg := &agent.Options{
 		System:      fmt.Sprintf(systemPrompt, work.abs) + instructionsPrompt(findInstructions(work.abs, os.UserConfigDir)),
 		MaxSteps:    o.maxSteps,
@@ -80,6 +80,10 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 		OnEvent:     s.ui.event,
 		RiskOf:      work.riskOf,
 		Checkpoints: &agent.Files{Root: work.abs, Paths: writePaths},
+	}
+	if o.thinking && m.Preset.Dialect == llm.Anthropic {
+		// Claude's budget must be at least 1024 tokens and below the cap.
+		cfg.ThinkingBudget = max(1024, min(16000, tokens/2))
 	}
 	if interactive {
 		s.lines = newLineReader(stdin)

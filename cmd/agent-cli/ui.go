@@ -28,12 +28,14 @@ type ui struct {
 	out, err io.Writer
 	outTTY   bool // stdout is a terminal: the answer streams as it comes
 	errTTY   bool // stderr is a terminal
-	fancy    bool // stderr is a terminal that may get colour and a spinner
+	fancy    bool // stderr is a terminal that may get colour
+	spins    bool // stderr is a terminal that may get a spinner, with or without colour
 
-	mu      sync.Mutex // orders writes to out and err
-	midLine bool       // the answer on stdout does not end its line yet
-	pending strings.Builder
-	called  bool // this step called a tool, so its text was not the answer
+	mu         sync.Mutex // orders writes to out and err
+	midLine    bool       // the answer on stdout does not end its line yet
+	midThought bool       // the thinking on stderr does not end its line yet
+	pending    strings.Builder
+	called     bool // this step called a tool, so its text was not the answer
 
 	autonomy    agent.Autonomy // to explain why a call was not run
 	maxSteps    int
@@ -41,13 +43,16 @@ type ui struct {
 	spin        *spinner
 	getenv      func(string) string
 	quietOut    bool         // --json: the answer goes into the JSON object, not to stdout
+	thinking    bool         // --thinking: the model's reasoning is shown, dimmed
+	began       time.Time    // when the run began, for the spinner's clock
 	answer      inert.Stream // the answer streamed to a terminal
 }
 
 func newUI(stdout, stderr io.Writer, getenv func(string) string) *ui {
 	errTTY := isTerminal(stderr)
-	fancy := errTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-	return &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, getenv: getenv}
+	spins := errTTY && getenv("TERM") != "dumb"
+	fancy := spins && getenv("NO_COLOR") == ""
+	return &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, spins: spins, getenv: getenv}
 }
 
 // The colours of activity lines.
@@ -79,6 +84,10 @@ func (u *ui) line(format string, args ...any) {
 func (u *ui) lineLocked(format string, args ...any) {
 	u.stopSpinLocked()
 	u.breakLineLocked()
+	if u.midThought {
+		io.WriteString(u.err, "\n")
+		u.midThought = false
+	}
 	fmt.Fprintf(u.err, format+"\n", args...)
 }
 
@@ -100,6 +109,13 @@ func (u *ui) event(ev agent.Event) {
 			u.midLine = !strings.HasSuffix(ev.Text, "\n")
 		} else {
 			u.pending.WriteString(ev.Text)
+		}
+	case agent.EventThinking:
+		if u.thinking && ev.Text != "" {
+			u.stopSpinLocked()
+			u.breakLineLocked()
+			io.WriteString(u.err, u.paint(dim, inert.String(ev.Text)))
+			u.midThought = !strings.HasSuffix(ev.Text, "\n")
 		}
 	case agent.EventCalling:
 		u.narrateLocked()
@@ -246,6 +262,7 @@ func (u *ui) breakLineLocked() {
 func (u *ui) begin() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.began = time.Now()
 	u.startSpinLocked()
 }
 
@@ -321,7 +338,7 @@ type spinner struct {
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func (u *ui) startSpinLocked() {
-	if !u.fancy || u.spin != nil || u.midLine {
+	if !u.spins || u.spin != nil || u.midLine || u.midThought {
 		return
 	}
 	s := &spinner{stop: make(chan struct{}), done: make(chan struct{})}
@@ -338,7 +355,7 @@ func (u *ui) startSpinLocked() {
 				return
 			default:
 			}
-			fmt.Fprintf(u.err, "\r%s %s", u.paint(cyan, spinFrames[i%len(spinFrames)]), u.paint(dim, "working…"))
+			fmt.Fprintf(u.err, "\r%s %s", u.paint(cyan, spinFrames[i%len(spinFrames)]), u.paint(dim, "working… "+elapsed(time.Since(u.began))))
 			u.mu.Unlock()
 			select {
 			case <-s.stop:
@@ -357,5 +374,20 @@ func (u *ui) stopSpinLocked() {
 	}
 	close(u.spin.stop)
 	u.spin = nil
-	io.WriteString(u.err, "\r\x1b[K")
+	if u.fancy {
+		io.WriteString(u.err, "\r\x1b[K")
+	} else {
+		// Without colour, no escape sequence at all: spaces over the
+		// spinner's line.
+		io.WriteString(u.err, "\r"+strings.Repeat(" ", 24)+"\r")
+	}
+}
+
+// elapsed is the spinner's clock: "7s", "1m05s".
+func elapsed(d time.Duration) string {
+	s := int(d.Seconds())
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
 }
