@@ -83,7 +83,7 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	}
 	if o.thinking && m.Preset.Dialect == llm.Anthropic {
 		// Claude's budget must be at least 1024 tokens and below the cap.
-		cfg.ThinkingBudget = max(1024, min(16000, tokens/2))
+		cfg.ThinkingBudget = max(1024, min(16000, maxTokens/2))
 	}
 	if interactive {
 		s.lines = newLineReader(stdin)
