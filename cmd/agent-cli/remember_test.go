@@ -152,3 +152,38 @@ func TestThinkingAndTheSpinner(t *testing.T) {
 		}
 	})
 }
+
+func TestMarkdownOnATerminal(t *testing.T) {
+	answer := "# Plan\n\nThis is **important** and `code`.\n\n- one\n- two\n\n```go\nfmt.Println(\"hi\")\n```\n"
+	for _, tt := range []struct {
+		name  string
+		env   []string
+		plain bool
+	}{
+		{"with colour it is rendered", nil, false},
+		{"with NO_COLOR it is plain", []string{"NO_COLOR=1"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(llmtest.Replies(llmtest.Reply{Text: answer}))
+			defer srv.Close()
+			c := startConsole(t, invocation{args: []string{"plan"}, ttyOut: true, env: append(modelEnv(srv, "openai", llm.OpenAI, "OPENAI_API_KEY"), tt.env...)})
+			if code := c.wait(); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			screen := ownEscapes.ReplaceAllString(c.screenText(), "")
+			rendered := !strings.Contains(screen, "**important**") && !strings.Contains(screen, "```") && strings.Contains(screen, "important") && strings.Contains(screen, "fmt.Println")
+			if rendered == tt.plain {
+				t.Errorf("rendered %v, want %v: %q", rendered, !tt.plain, c.screenText())
+			}
+			assertInert(t, "the terminal", c.screenText())
+		})
+	}
+	t.Run("piped, the answer is the Markdown as written", func(t *testing.T) {
+		srv := llmtest.NewServer(llmtest.Replies(llmtest.Reply{Text: answer}))
+		defer srv.Close()
+		res := runAgent(t, agentBinary(t), invocation{args: []string{"plan"}, env: modelEnv(srv, "openai", llm.OpenAI, "OPENAI_API_KEY")})
+		if res.stdout != answer {
+			t.Errorf("stdout = %q", res.stdout)
+		}
+	})
+}

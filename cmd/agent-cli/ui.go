@@ -46,13 +46,24 @@ type ui struct {
 	thinking    bool         // --thinking: the model's reasoning is shown, dimmed
 	began       time.Time    // when the run began, for the spinner's clock
 	answer      inert.Stream // the answer streamed to a terminal
+	md          *markdown    // renders the answer on a terminal with colour; nil when plain
 }
 
 func newUI(stdout, stderr io.Writer, getenv func(string) string) *ui {
 	errTTY := isTerminal(stderr)
 	spins := errTTY && getenv("TERM") != "dumb"
 	fancy := spins && getenv("NO_COLOR") == ""
-	return &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, spins: spins, getenv: getenv}
+	u := &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, spins: spins, getenv: getenv}
+	if u.outTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb" {
+		width := 80
+		if f, ok := stdout.(*os.File); ok {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				width = w
+			}
+		}
+		u.md = newMarkdown(width)
+	}
+	return u
 }
 
 // The colours of activity lines.
@@ -103,6 +114,12 @@ func (u *ui) event(ev agent.Event) {
 	case agent.EventText:
 		if u.quietOut {
 			u.pending.WriteString(ev.Text)
+		} else if u.outTTY && u.md != nil {
+			if out := u.md.next(ev.Text); out != "" {
+				u.stopSpinLocked()
+				io.WriteString(u.out, out)
+				u.startSpinLocked()
+			}
 		} else if u.outTTY {
 			u.stopSpinLocked()
 			io.WriteString(u.out, u.answer.Next(ev.Text))
@@ -118,6 +135,7 @@ func (u *ui) event(ev agent.Event) {
 			u.midThought = !strings.HasSuffix(ev.Text, "\n")
 		}
 	case agent.EventCalling:
+		u.flushMarkdownLocked()
 		u.narrateLocked()
 		u.lineLocked("%s %s%s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(dim, summary(ev.Call)))
 		u.startSpinLocked()
@@ -140,6 +158,7 @@ func (u *ui) event(ev agent.Event) {
 		u.lineLocked("%s", u.paint(yellow, fmt.Sprintf("retrying in %s (%s)", roundWait(ev.Retry.Wait), inert.Line(ev.Retry.Reason))))
 		u.startSpinLocked()
 	case agent.EventStep:
+		u.flushMarkdownLocked()
 		u.endStepLocked()
 		u.startSpinLocked()
 	}
@@ -181,6 +200,17 @@ func reportsFailure(name, out string) bool {
 		}
 	}
 	return false
+}
+
+// flushMarkdownLocked shows what the Markdown renderer still holds.
+func (u *ui) flushMarkdownLocked() {
+	if u.md == nil {
+		return
+	}
+	if out := u.md.flush(); out != "" {
+		u.stopSpinLocked()
+		io.WriteString(u.out, out)
+	}
 }
 
 // narrateLocked sends the text held for a step that turned out to call
@@ -271,6 +301,8 @@ func (u *ui) begin() {
 func (u *ui) end(out agent.Outcome) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.stopSpinLocked()
+	u.flushMarkdownLocked()
 	u.stopSpinLocked()
 	u.endStepLocked()
 	if rest := u.answer.Flush(); rest != "" {
