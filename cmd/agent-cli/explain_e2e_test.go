@@ -8,7 +8,6 @@ import (
 	"github.com/bridle-dev/bridle/llm/llmtest"
 )
 
-
 func TestErrorsAPersonUnderstands(t *testing.T) {
 	t.Run("a refused key says so and how to set another", func(t *testing.T) {
 		srv := llmtest.NewServer(func(*llmtest.Request) llmtest.Reply {
@@ -37,7 +36,3 @@ func TestErrorsAPersonUnderstands(t *testing.T) {
 		}
 	})
 }
-
-
-
-
