@@ -36,3 +36,28 @@ func TestErrorsAPersonUnderstands(t *testing.T) {
 		}
 	})
 }
+
+func TestDoctorShowsEveryLine(t *testing.T) {
+	t.Run("an unknown provider is on the provider line, and the other lines are there", func(t *testing.T) {
+		res := runAgent(t, agentBinary(t), invocation{args: []string{"doctor"}, env: []string{"AGENT_PROVIDER=nope"}})
+		for _, want := range []string{"provider   nope (AGENT_PROVIDER): unknown AGENT_PROVIDER 'nope'", "base URL   unknown", "key        unknown"} {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("doctor lacks %q:\n%s", want, res.stdout)
+			}
+		}
+		if res.code != 1 {
+			t.Errorf("exit %d; want 1", res.code)
+		}
+	})
+	t.Run("a preset without a model still shows its base URL and key", func(t *testing.T) {
+		res := runAgent(t, agentBinary(t), invocation{args: []string{"doctor"}, env: []string{"AGENT_PROVIDER=ollama"}})
+		for _, want := range []string{"model      the ollama provider has no default model", "base URL   http://localhost:11434/v1 (preset ollama)", "key        none needed for ollama"} {
+			if !strings.Contains(res.stdout, want) {
+				t.Errorf("doctor lacks %q:\n%s", want, res.stdout)
+			}
+		}
+		if res.code != 1 {
+			t.Errorf("exit %d; want 1 without a model", res.code)
+		}
+	})
+}
