@@ -1,6 +1,6 @@
 module github.com/bridle-dev/bridle/durable
 
-go 1.25.0
+go 1.25.8
 
 replace github.com/bridle-dev/bridle => ../
 

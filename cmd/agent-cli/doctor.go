@@ -70,32 +70,49 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	fmt.Fprintln(w, "agent-cli", version.String())
 	m, err := resolveModel(o.provider, o.model, os.Getenv)
-	if m.Provider.Value != "" {
-		row("provider", "%s (%s)", m.Provider.Value, m.Provider.From)
-	}
 	var key string
-	if err != nil {
-		row("model", "%s", bad(err.Error()))
+	var keyFrom keySource
+	if m.Preset.Name == "" {
+		// An unknown provider: nothing else about the model can be said.
+		row("provider", "%s (%s): %s", m.Provider.Value, m.Provider.From, bad(err.Error()))
 		problems = append(problems, err.Error())
+		for _, name := range []string{"model", "base URL", "key"} {
+			row(name, "unknown: the provider is unknown")
+		}
 	} else {
-		row("model", "%s (%s)", m.Model.Value, m.Model.From)
-		row("base URL", "%s (%s)", redact.URL(m.BaseURL.Value), m.BaseURL.From)
-		if n, from, err := resolveMaxTokens(o.maxTokens, m.Model.Value, os.Getenv); err != nil {
-			row("max tokens", "%s", bad(err.Error()))
+		row("provider", "%s (%s)", m.Provider.Value, m.Provider.From)
+		if m.Model.Value == "" {
+			row("model", "%s", bad(err.Error()))
 			problems = append(problems, err.Error())
 		} else {
-			row("max tokens", "%d (%s)", n, from)
+			row("model", "%s (%s)", m.Model.Value, m.Model.From)
 		}
-		var from keySource
-		key, from, err = m.findKey(os.Getenv, keychain.Get)
+		if m.BaseURL.Value == "" {
+			row("base URL", "%s", bad("none: set AGENT_BASE_URL to the API root"))
+			if m.Model.Value != "" {
+				problems = append(problems, err.Error())
+			}
+		} else {
+			row("base URL", "%s (%s)", redact.URL(m.BaseURL.Value), m.BaseURL.From)
+		}
+		if m.Model.Value != "" {
+			if n, from, err := resolveMaxTokens(o.maxTokens, m.Model.Value, os.Getenv); err != nil {
+				row("max tokens", "%s", bad(err.Error()))
+				problems = append(problems, err.Error())
+			} else {
+				row("max tokens", "%d (%s)", n, from)
+			}
+		}
+		var kerr error
+		key, keyFrom, kerr = m.findKey(os.Getenv, keychain.Get)
 		switch {
 		case !m.needsKey():
 			row("key", "none needed for %s", m.Provider.Value)
-		case err != nil:
-			row("key", "%s", bad(err.Error()))
-			problems = append(problems, err.Error())
+		case kerr != nil:
+			row("key", "%s", bad(kerr.Error()))
+			problems = append(problems, kerr.Error())
 		default:
-			row("key", "%s", good("found in "+string(from)))
+			row("key", "%s", good("found in "+string(keyFrom)))
 		}
 	}
 
@@ -204,6 +221,7 @@ func doctor(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		row("online", "not tried: fix the above first")
 	default:
 		if err := ping(ctx, m, key); err != nil {
+			err = explain(err, m, keyFrom, o.verbose)
 			row("online", "%s", bad(err.Error()))
 			problems = append(problems, err.Error())
 		} else {

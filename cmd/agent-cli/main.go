@@ -10,6 +10,7 @@
 //	agent-cli key set PROVIDER       store a provider's API key in the keychain
 //	agent-cli key delete PROVIDER    remove it
 //	agent-cli mcp list|login|logout  the MCP servers and their OAuth logins
+//	agent-cli sessions               the saved conversations of the folder
 //	agent-cli help                   print the help
 //
 // The answer goes to stdout; what happens on the way goes to stderr. See
@@ -79,9 +80,11 @@ Usage:
   agent-cli mcp list               the MCP servers, and whether they need a login
   agent-cli mcp login NAME         log in to an MCP server (OAuth, in the browser)
   agent-cli mcp logout NAME        forget its token
+  agent-cli sessions               the saved conversations of the folder
   agent-cli help                   print this help
 
-In the conversation: /help, /clear (a new conversation), /model NAME, /exit.
+In the conversation: /help, /clear (a new conversation), /compact, /cost,
+/model NAME, /rewind [N], /exit.
 A line ending in \ goes on on the next; a pasted block is one message.
 
 Examples:
@@ -123,6 +126,12 @@ type options struct {
 	provider  string
 	model     string
 	version   bool
+	verbose   bool     // errors with their whole chain
+	json      bool     // one JSON object on stdout instead of the answer
+	thinking  bool     // show the model's reasoning, and ask for it
+	cont      bool     // continue the last conversation of the folder
+	resume    string   // continue this conversation
+	pick      bool     // --resume without an id: choose one
 	online    bool     // doctor only
 	args      []string // what is left: the question's words
 }
@@ -142,10 +151,29 @@ func parseArgs(name string, args []string, stdout io.Writer, doctor bool) (*opti
 	fs.StringVar(&o.provider, "provider", "", "the provider `preset`, over AGENT_PROVIDER")
 	fs.StringVar(&o.model, "model", "", "the `model`, over AGENT_MODEL")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVar(&o.verbose, "verbose", false, "show errors with all their details")
+	fs.BoolVar(&o.json, "json", false, "print one JSON object on stdout (answer, stop reason, steps, usage, cost, session) instead of the answer")
+	fs.BoolVar(&o.thinking, "thinking", false, "show the model's reasoning, dimmed, and give Claude models a thinking budget")
+	fs.BoolVar(&o.cont, "continue", false, "continue the last conversation of the working folder")
+	fs.BoolVar(&o.cont, "c", false, "the same as --continue")
+	fs.StringVar(&o.resume, "resume", "", "continue the conversation with this `id` (agent-cli sessions lists them); with no id, choose one")
 	if doctor {
 		fs.BoolVar(&o.online, "online", false, "also send one tiny request to the provider")
 	}
 
+	// --resume takes an id when one follows, and stands alone otherwise.
+	for i := 0; i < len(args); i++ {
+		if a := args[i]; a == "--" {
+			break
+		} else if a == "--resume" || a == "-resume" {
+			if i+1 < len(args) && sessionIDPattern.MatchString(args[i+1]) {
+				continue
+			}
+			o.pick = true
+			args = append(args[:i:i], args[i+1:]...)
+			i--
+		}
+	}
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -201,6 +229,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "doctor":
 			return doctor(ctx, args[1:], stdout, stderr)
+		case "sessions":
+			return sessionsCommand(args[1:], stdout)
 		case "help":
 			_, err := parseArgs("agent-cli", []string{"--help"}, stdout, false)
 			if errors.Is(err, flag.ErrHelp) {
@@ -241,6 +271,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 
+	if o.json && question == "" {
+		return errors.New("--json needs a question: give one as an argument or on stdin")
+	}
 	s, err := start(ctx, o, stdin, stdout, stderr, interactive)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ func resolveModel(flagProvider, flagModel string, getenv func(string) string) (m
 	m.Preset = p
 	m.Provider.Value = p.Name
 
+	var first error // the first setting missing; the others are resolved all the same
 	switch {
 	case flagModel != "":
 		m.Model = setting{flagModel, "--model"}
@@ -60,7 +61,8 @@ func resolveModel(flagProvider, flagModel string, getenv func(string) string) (m
 	case p.DefaultModel != "":
 		m.Model = setting{p.DefaultModel, "preset " + p.Name}
 	default:
-		return m, fmt.Errorf("the %s provider has no default model: set AGENT_MODEL (or pass --model) to the model to use", p.Name)
+		// The base URL is still resolved, so that doctor can show it.
+		first = fmt.Errorf("the %s provider has no default model: set AGENT_MODEL (or pass --model) to the model to use", p.Name)
 	}
 
 	switch {
@@ -69,9 +71,11 @@ func resolveModel(flagProvider, flagModel string, getenv func(string) string) (m
 	case p.BaseURL != "":
 		m.BaseURL = setting{p.BaseURL, "preset " + p.Name}
 	default:
-		return m, fmt.Errorf("the %s provider has no default address: set AGENT_BASE_URL to its API root", p.Name)
+		if first == nil {
+			first = fmt.Errorf("the %s provider has no default address: set AGENT_BASE_URL to its API root", p.Name)
+		}
 	}
-	return m, nil
+	return m, first
 }
 
 func presetNames() string {

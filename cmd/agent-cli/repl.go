@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/bridle-dev/bridle/agent"
 	"github.com/bridle-dev/bridle/internal/inert"
 )
 
@@ -118,7 +119,11 @@ func command(line string) (name, arg string, ok bool) {
 var commands = []struct{ name, help string }{
 	{"/help", "list the commands"},
 	{"/clear", "start a new conversation: the model forgets the earlier turns"},
+	{"/compact", "replace the older turns with a summary, to make room"},
+	{"/cost", "the tokens and cost of the conversation so far"},
 	{"/model [NAME]", "go on with another model of the same provider, or say which is used"},
+	{"/resume [ID]", "continue a saved conversation of this folder (a list to choose from)"},
+	{"/rewind [N]", "take back the last N turns (1 when left out), and the files written in them"},
 	{"/exit", "leave (so does Ctrl-D)"},
 }
 
@@ -148,7 +153,40 @@ func (s *session) command(ctx context.Context, name, arg string) (done bool) {
 			s.ui.failure(err)
 			return false
 		}
+		if s.store != nil {
+			s.saved = &agent.Session{ID: agent.NewSessionID()}
+		}
 		s.ui.notice("a new conversation: the earlier turns are forgotten")
+	case "cost":
+		s.ui.notice("this conversation: %s", usageLine(s.agent.Usage()))
+	case "compact":
+		c, err := s.agent.Compact(ctx)
+		if err != nil {
+			s.ui.failure(err)
+			return false
+		}
+		s.save()
+		s.ui.notice("compacted: %s replaced by a summary; the next request is about %s tokens instead of %s", plural(c.Messages, "message"), count(c.After), count(c.Before))
+	case "rewind":
+		n := 1
+		if arg != "" {
+			if _, err := fmt.Sscan(arg, &n); err != nil || n < 1 {
+				s.ui.failure(fmt.Errorf("/rewind %s: give a number of turns, such as /rewind 2", arg))
+				return false
+			}
+		}
+		s.rewind(ctx, n)
+	case "resume":
+		o := *s.opts
+		o.cont, o.resume = false, arg
+		if arg == "" {
+			if err := s.pickSession(ctx, &o); err != nil || o.resume == "" {
+				return false
+			}
+		}
+		if err := s.openSession(&o); err != nil {
+			s.ui.failure(err)
+		}
 	case "model":
 		if arg == "" {
 			s.ui.notice("the model is %s", s.model)

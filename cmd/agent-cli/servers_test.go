@@ -151,7 +151,7 @@ func TestDoctor(t *testing.T) {
 		{"--online sends one request", []string{"doctor", "--online"}, []string{"ANTHROPIC_API_KEY=" + fakeKey}, false, 0,
 			[]string{"online     the model answered", "ready:"}},
 		{"--online reports a refusal", []string{"doctor", "--online"}, []string{"ANTHROPIC_API_KEY=" + fakeKey}, true, 1,
-			[]string{"online     llm: status 401", "not ready:"}},
+			[]string{"online     the anthropic provider refused the key", "not ready:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +31,10 @@ type session struct {
 	client  llm.Client
 	cfg     *agent.Options
 	model   string // the model the agent talks to
+	opts    *options
+	choice  modelChoice
+	store   *agent.Store   // where the conversation is saved; nil when it is not
+	saved   *agent.Session // the conversation as last saved
 	conns   []*mcp.Session
 	keyFrom keySource
 	// browse opens a login page for an MCP server; nil means mcp.OpenBrowser.
@@ -65,16 +68,22 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return nil, err
 	}
-	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from}
+	s := &session{ui: newUI(stdout, stderr, os.Getenv), work: work, keyFrom: from, opts: o}
 	s.ui.autonomy, s.ui.maxSteps, s.ui.interactive = o.autonomy, o.maxSteps, interactive
+	s.ui.quietOut, s.ui.thinking = o.json, o.thinking
 	cfg := &agent.Options{
-		System:    fmt.Sprintf(systemPrompt, work.abs) + instructionsPrompt(findInstructions(work.abs, os.UserConfigDir)),
-		MaxSteps:  o.maxSteps,
-		MaxTokens: maxTokens,
-		Autonomy:  o.autonomy,
-		NoStream:  o.noStream,
-		OnEvent:   s.ui.event,
-		RiskOf:    work.riskOf,
+		System:      fmt.Sprintf(systemPrompt, work.abs) + instructionsPrompt(findInstructions(work.abs, os.UserConfigDir)),
+		MaxSteps:    o.maxSteps,
+		MaxTokens:   maxTokens,
+		Autonomy:    o.autonomy,
+		NoStream:    o.noStream,
+		OnEvent:     s.ui.event,
+		RiskOf:      work.riskOf,
+		Checkpoints: &agent.Files{Root: work.abs, Paths: writePaths},
+	}
+	if o.thinking && m.Preset.Dialect == llm.Anthropic {
+		// Claude's budget must be at least 1024 tokens and below the cap.
+		cfg.ThinkingBudget = max(1024, min(16000, maxTokens/2))
 	}
 	if interactive {
 		s.lines = newLineReader(stdin)
@@ -83,12 +92,24 @@ func start(ctx context.Context, o *options, stdin io.Reader, stdout, stderr io.W
 	if f, ok := stdin.(*os.File); ok && interactive {
 		s.editor = newEditor(s.lines, f, stderr)
 	}
-	s.client, s.cfg, s.model = client, cfg, m.Model.Value
+	s.client, s.cfg, s.model, s.choice = client, cfg, m.Model.Value, m
 	s.agent = agent.New(client, cfg)
 	s.agent.Add(fileTools(work)...)
 	s.agent.Add(findTools(work)...)
 	s.agent.Add(bashTool(work))
 	if err := s.connectServers(ctx, o); err != nil {
+		s.close()
+		return nil, err
+	}
+	if o.pick && interactive {
+		if err := s.pickSession(ctx, o); err != nil {
+			s.close()
+			return nil, err
+		}
+	} else if o.pick {
+		o.cont = true
+	}
+	if err := s.openSession(o); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -130,12 +151,14 @@ func (s *session) ask(ctx context.Context, question string) error {
 	s.ui.begin()
 	out, err := s.agent.Run(ctx, question)
 	s.ui.end(out)
-	var apiErr *llm.APIError
-	if errors.As(err, &apiErr) && (apiErr.Status == 401 || apiErr.Status == 403) && s.keyFrom != "" {
-		return fmt.Errorf("%w (the key came from %s)", err, s.keyFrom)
+	s.save()
+	if s.opts.json {
+		printJSON(s.ui.out, out, s.sessionID(), explain(err, s.choice, s.keyFrom, s.opts.verbose))
+	} else if s.ui.errTTY && out.Steps > 0 {
+		s.ui.notice("%s", usageLine(out.Usage))
 	}
 	if err != nil {
-		return err
+		return explain(err, s.choice, s.keyFrom, s.opts.verbose)
 	}
 	if out.Stop == agent.StopCancelled {
 		return errInterrupted

@@ -28,25 +28,42 @@ type ui struct {
 	out, err io.Writer
 	outTTY   bool // stdout is a terminal: the answer streams as it comes
 	errTTY   bool // stderr is a terminal
-	fancy    bool // stderr is a terminal that may get colour and a spinner
+	fancy    bool // stderr is a terminal that may get colour
+	spins    bool // stderr is a terminal that may get a spinner, with or without colour
 
-	mu      sync.Mutex // orders writes to out and err
-	midLine bool       // the answer on stdout does not end its line yet
-	pending strings.Builder
-	called  bool // this step called a tool, so its text was not the answer
+	mu         sync.Mutex // orders writes to out and err
+	midLine    bool       // the answer on stdout does not end its line yet
+	midThought bool       // the thinking on stderr does not end its line yet
+	pending    strings.Builder
+	called     bool // this step called a tool, so its text was not the answer
 
 	autonomy    agent.Autonomy // to explain why a call was not run
 	maxSteps    int
 	interactive bool // whether the person could have been asked
 	spin        *spinner
 	getenv      func(string) string
+	quietOut    bool         // --json: the answer goes into the JSON object, not to stdout
+	thinking    bool         // --thinking: the model's reasoning is shown, dimmed
+	began       time.Time    // when the run began, for the spinner's clock
 	answer      inert.Stream // the answer streamed to a terminal
+	md          *markdown    // renders the answer on a terminal with colour; nil when plain
 }
 
 func newUI(stdout, stderr io.Writer, getenv func(string) string) *ui {
 	errTTY := isTerminal(stderr)
-	fancy := errTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-	return &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, getenv: getenv}
+	spins := errTTY && getenv("TERM") != "dumb"
+	fancy := spins && getenv("NO_COLOR") == ""
+	u := &ui{out: stdout, err: stderr, outTTY: isTerminal(stdout), errTTY: errTTY, fancy: fancy, spins: spins, getenv: getenv}
+	if u.outTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb" {
+		width := 80
+		if f, ok := stdout.(*os.File); ok {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				width = w
+			}
+		}
+		u.md = newMarkdown(width)
+	}
+	return u
 }
 
 // The colours of activity lines.
@@ -78,6 +95,10 @@ func (u *ui) line(format string, args ...any) {
 func (u *ui) lineLocked(format string, args ...any) {
 	u.stopSpinLocked()
 	u.breakLineLocked()
+	if u.midThought {
+		io.WriteString(u.err, "\n")
+		u.midThought = false
+	}
 	fmt.Fprintf(u.err, format+"\n", args...)
 }
 
@@ -91,20 +112,39 @@ func (u *ui) event(ev agent.Event) {
 	defer u.mu.Unlock()
 	switch ev.Type {
 	case agent.EventText:
-		if u.outTTY {
+		if u.quietOut {
+			u.pending.WriteString(ev.Text)
+		} else if u.outTTY && u.md != nil {
+			if out := u.md.next(ev.Text); out != "" {
+				u.stopSpinLocked()
+				io.WriteString(u.out, out)
+				u.startSpinLocked()
+			}
+		} else if u.outTTY {
 			u.stopSpinLocked()
 			io.WriteString(u.out, u.answer.Next(ev.Text))
 			u.midLine = !strings.HasSuffix(ev.Text, "\n")
 		} else {
 			u.pending.WriteString(ev.Text)
 		}
+	case agent.EventThinking:
+		if u.thinking && ev.Text != "" {
+			u.stopSpinLocked()
+			u.breakLineLocked()
+			io.WriteString(u.err, u.paint(dim, inert.String(ev.Text)))
+			u.midThought = !strings.HasSuffix(ev.Text, "\n")
+		}
 	case agent.EventCalling:
+		u.flushMarkdownLocked()
 		u.narrateLocked()
 		u.lineLocked("%s %s%s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(dim, summary(ev.Call)))
 		u.startSpinLocked()
 	case agent.EventReturned:
-		if ev.Failed {
+		if ev.Failed || reportsFailure(ev.Call.Name, ev.Output) {
 			u.lineLocked("%s %s %s", u.paint(cyan, "[tool]"), inert.Line(ev.Call.Name), u.paint(red, "failed: "+firstLine(ev.Output, 120)))
+			u.previewLocked(red, ev.Output, 1)
+		} else {
+			u.previewLocked(dim, ev.Output, 0)
 		}
 		u.startSpinLocked()
 	case agent.EventDeclined:
@@ -118,8 +158,58 @@ func (u *ui) event(ev agent.Event) {
 		u.lineLocked("%s", u.paint(yellow, fmt.Sprintf("retrying in %s (%s)", roundWait(ev.Retry.Wait), inert.Line(ev.Retry.Reason))))
 		u.startSpinLocked()
 	case agent.EventStep:
+		u.flushMarkdownLocked()
 		u.endStepLocked()
 		u.startSpinLocked()
+	}
+}
+
+// previewLines is how many lines of a tool's result are shown under it.
+const previewLines = 3
+
+// previewLocked shows a few lines of a tool's result under its [tool]
+// line, from line skip on, and how many more there are.
+func (u *ui) previewLocked(color, out string, skip int) {
+	lines := splitLines(strings.TrimRight(out, "\n"))
+	if skip >= len(lines) {
+		return
+	}
+	lines = lines[skip:]
+	for i, l := range lines {
+		if i == previewLines {
+			u.lineLocked("  %s", u.paint(dim, fmt.Sprintf("│ … %s", plural(len(lines)-previewLines, "more line"))))
+			break
+		}
+		u.lineLocked("  %s", u.paint(color, "│ "+inert.Line(clip.String(l, 160))))
+	}
+}
+
+// reportsFailure reports whether a tool's output says that what it ran
+// failed, though the call itself succeeded: a build error from go_check,
+// FAIL from go_test, a non-zero exit from go_run or bash.
+func reportsFailure(name, out string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	switch {
+	case strings.HasPrefix(first, "FAIL"), strings.HasPrefix(first, "go build found problems"), strings.Contains(first, "go vet found problems"):
+		return true
+	case strings.HasSuffix(name, "go_run"):
+		for _, l := range strings.Split(out, "\n") {
+			if code, ok := strings.CutPrefix(l, "exit code: "); ok {
+				return strings.TrimSpace(code) != "0"
+			}
+		}
+	}
+	return false
+}
+
+// flushMarkdownLocked shows what the Markdown renderer still holds.
+func (u *ui) flushMarkdownLocked() {
+	if u.md == nil {
+		return
+	}
+	if out := u.md.flush(); out != "" {
+		u.stopSpinLocked()
+		io.WriteString(u.out, out)
 	}
 }
 
@@ -144,7 +234,7 @@ func (u *ui) endStepLocked() {
 	}
 	text := u.pending.String()
 	u.pending.Reset()
-	if text == "" {
+	if text == "" || u.quietOut {
 		return
 	}
 	io.WriteString(u.out, text)
@@ -202,6 +292,7 @@ func (u *ui) breakLineLocked() {
 func (u *ui) begin() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.began = time.Now()
 	u.startSpinLocked()
 }
 
@@ -210,6 +301,8 @@ func (u *ui) begin() {
 func (u *ui) end(out agent.Outcome) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.stopSpinLocked()
+	u.flushMarkdownLocked()
 	u.stopSpinLocked()
 	u.endStepLocked()
 	if rest := u.answer.Flush(); rest != "" {
@@ -277,7 +370,7 @@ type spinner struct {
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func (u *ui) startSpinLocked() {
-	if !u.fancy || u.spin != nil || u.midLine {
+	if !u.spins || u.spin != nil || u.midLine || u.midThought {
 		return
 	}
 	s := &spinner{stop: make(chan struct{}), done: make(chan struct{})}
@@ -294,7 +387,7 @@ func (u *ui) startSpinLocked() {
 				return
 			default:
 			}
-			fmt.Fprintf(u.err, "\r%s %s", u.paint(cyan, spinFrames[i%len(spinFrames)]), u.paint(dim, "working…"))
+			fmt.Fprintf(u.err, "\r%s %s", u.paint(cyan, spinFrames[i%len(spinFrames)]), u.paint(dim, "working… "+elapsed(time.Since(u.began))))
 			u.mu.Unlock()
 			select {
 			case <-s.stop:
@@ -313,5 +406,20 @@ func (u *ui) stopSpinLocked() {
 	}
 	close(u.spin.stop)
 	u.spin = nil
-	io.WriteString(u.err, "\r\x1b[K")
+	if u.fancy {
+		io.WriteString(u.err, "\r\x1b[K")
+	} else {
+		// Without colour, no escape sequence at all: spaces over the
+		// spinner's line.
+		io.WriteString(u.err, "\r"+strings.Repeat(" ", 24)+"\r")
+	}
+}
+
+// elapsed is the spinner's clock: "7s", "1m05s".
+func elapsed(d time.Duration) string {
+	s := int(d.Seconds())
+	if s < 60 {
+		return fmt.Sprintf("%ds", s)
+	}
+	return fmt.Sprintf("%dm%02ds", s/60, s%60)
 }
