@@ -348,3 +348,28 @@ func TestFencesReader(t *testing.T) {
 		t.Errorf("a fence of four backticks holds one of three: %+v", got[3])
 	}
 }
+
+// TestNoMergeMarkers checks that no tracked text file holds the markers a
+// merge leaves where it could not decide: prose is not compiled, so nothing
+// else would notice them.
+func TestNoMergeMarkers(t *testing.T) {
+	out, err := exec.Command("git", "ls-files").Output()
+	if err != nil {
+		t.Skipf("git ls-files: %v (not a checkout)", err)
+	}
+	marker := regexp.MustCompile(`(?m)^(<<<<<<< |>>>>>>> |=======$)`)
+	for _, f := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		switch filepath.Ext(f) {
+		case ".go", ".md", ".txt", ".mod", ".sh", ".yml", ".yaml", ".json":
+		default:
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // deleted in the working tree
+		}
+		if loc := marker.FindIndex(data); loc != nil {
+			t.Errorf("%s:%d: a merge marker is left in the file", f, bytes.Count(data[:loc[0]], []byte("\n"))+1)
+		}
+	}
+}
