@@ -112,20 +112,21 @@ func (e mcpEntry) check() error {
 
 // describe says what starting the server does, on one line made inert,
 // without the values of its environment or headers, which may hold
-// secrets, and with the URL's secrets masked.
+// secrets, and with the URL's secrets masked, but naming the variables of
+// the person's environment those values and the URL take.
 func (e mcpEntry) describe() string {
 	if e.transport() == "http" {
 		s := "connect to " + inert.Line(redact.URL(e.URL))
 		if len(e.Headers) > 0 {
 			s += " with headers " + inert.Line(strings.Join(keys(e.Headers), ", "))
 		}
-		return s
+		return s + e.passedNote()
 	}
 	s := "run " + commandLine(e.Command, e.Args)
 	if len(e.Env) > 0 {
 		s += " with " + inert.Line(strings.Join(keys(e.Env), ", ")) + " set"
 	}
-	return s
+	return s + e.passedNote()
 }
 
 // commandLine shows a command and its arguments as a shell would take

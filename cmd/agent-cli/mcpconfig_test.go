@@ -31,9 +31,9 @@ func TestReadMCPFile(t *testing.T) {
 		got = append(got, s.Name+" "+s.Entry.transport()+": "+s.Entry.describe())
 	}
 	want := []string{
-		"alpha http: connect to https://example.com/mcp with headers Authorization",
+		"alpha http: connect to https://example.com/mcp with headers Authorization; gives it ${DOCS_TOKEN} from your environment",
 		"local http: connect to http://127.0.0.1:9/mcp",
-		"zeta stdio: run npx -y @scope/server with TOKEN set",
+		"zeta stdio: run npx -y @scope/server with TOKEN set; gives it ${TOKEN} from your environment",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("servers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
