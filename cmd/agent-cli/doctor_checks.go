@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bridle-dev/bridle/internal/redact"
 )
 
 // unsetVars lists the variables the entry's ${VAR} references name that
@@ -53,7 +55,7 @@ func fallbackRows(getenv func(string) string) (rows []string, problem error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		rows = append(rows, fmt.Sprintf("%s: model %s at %s (AGENT_FALLBACK)", e.model.Provider.Value, e.model.Model.Value, e.model.BaseURL.Value))
+		rows = append(rows, fmt.Sprintf("%s: model %s at %s (AGENT_FALLBACK)", e.model.Provider.Value, e.model.Model.Value, redact.URL(e.model.BaseURL.Value)))
 	}
 	return rows, nil
 }

@@ -5,12 +5,13 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/redact"
 	"github.com/bridle-dev/bridle/llm"
 )
 
 // fallbackEntry is one provider of AGENT_FALLBACK.
 type fallbackEntry struct {
-	text  string // as written, for messages
+	text  string // as written, its base URL's credentials masked, for messages
 	model modelChoice
 }
 
@@ -29,6 +30,9 @@ func parseFallback(value string) ([]fallbackEntry, error) {
 			continue
 		}
 		spec, base, hasBase := strings.Cut(text, "@")
+		if hasBase {
+			text = spec + "@" + redact.URL(base)
+		}
 		name, model, _ := strings.Cut(spec, ":")
 		p, err := llm.FindPreset(name)
 		if err != nil {
@@ -46,7 +50,7 @@ func parseFallback(value string) ([]fallbackEntry, error) {
 		m.BaseURL = setting{p.BaseURL, "preset " + p.Name}
 		if hasBase {
 			if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil, fmt.Errorf("AGENT_FALLBACK entry '%s': '%s' is not an http or https URL", text, base)
+				return nil, fmt.Errorf("AGENT_FALLBACK entry '%s': '%s' is not an http or https URL", text, redact.URL(base))
 			}
 			m.BaseURL = setting{strings.TrimRight(base, "/"), "AGENT_FALLBACK"}
 		}
