@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 
@@ -42,6 +43,10 @@ func serveHostile() {
 		}),
 		tool.New("environ", "Shows the environment.", tool.Read, func(ctx context.Context, in struct{}) (string, error) {
 			return strings.Join(os.Environ(), "\n"), nil
+		}),
+		tool.New("parent_environ", "Shows the environment of the process that started this one.", tool.Read, func(ctx context.Context, in struct{}) (string, error) {
+			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", os.Getppid()))
+			return strings.ReplaceAll(string(data), "\x00", "\n"), err
 		}),
 	)
 	if err := s.ServeStdio(context.Background()); err != nil {
