@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/internal/childenv"
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/sandbox"
 	"github.com/bridle-dev/bridle/tool"
 )
@@ -126,7 +127,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 	}
 	pid := cmd.Process.Pid
 
-	out := &capture{limit: bashKept}
+	out := &clip.Capture{Limit: bashKept, Head: bashKept / 3}
 	var flooded atomic.Bool
 	done := make(chan struct{})
 	go func() {
@@ -135,7 +136,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
-				if out.total+int64(n) > bashFlood && !flooded.Swap(true) {
+				if out.Total()+int64(n) > bashFlood && !flooded.Swap(true) {
 					killGroup(pid)
 				}
 				out.Write(buf[:n])
@@ -160,7 +161,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 
 	var b strings.Builder
 	b.WriteString(out.String())
-	if out.total == 0 {
+	if out.Total() == 0 {
 		b.WriteString("(no output)\n")
 	} else if !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
@@ -208,43 +209,4 @@ func goToolchainPaths() []string {
 		}
 	}
 	return paths
-}
-
-// capture keeps the start and the end of an output that may be far longer
-// than the model should read, and counts what it left out.
-type capture struct {
-	limit int
-	head  []byte
-	tail  []byte
-	total int64
-}
-
-func (c *capture) Write(p []byte) (int, error) {
-	headCap, tailCap := c.limit/3, c.limit-c.limit/3
-	c.total += int64(len(p))
-	rest := p
-	if n := headCap - len(c.head); n > 0 {
-		n = min(n, len(rest))
-		c.head = append(c.head, rest[:n]...)
-		rest = rest[n:]
-	}
-	if len(rest) > 0 {
-		c.tail = append(c.tail, rest...)
-		if over := len(c.tail) - tailCap; over > 0 {
-			c.tail = append(c.tail[:0], c.tail[over:]...)
-		}
-	}
-	return len(p), nil
-}
-
-// String returns what was kept, as valid UTF-8, with a note where bytes
-// were left out.
-func (c *capture) String() string {
-	if int64(len(c.head)+len(c.tail)) == c.total {
-		return strings.ToValidUTF8(string(c.head)+string(c.tail), "\uFFFD")
-	}
-	left := c.total - int64(len(c.head)+len(c.tail))
-	return strings.ToValidUTF8(string(c.head), "\uFFFD") +
-		fmt.Sprintf("\n… %d bytes left out …\n", left) +
-		strings.ToValidUTF8(string(c.tail), "\uFFFD")
 }

@@ -71,7 +71,7 @@ func TestBashKeepsTheStartAndEndOfLongOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out, "first\n") || !strings.Contains(out, "last\n") || !strings.Contains(out, "bytes left out") {
+	if !strings.HasPrefix(out, "first\n") || !strings.Contains(out, "last\n") || !strings.Contains(out, "left out …") {
 		t.Errorf("the result does not keep the start, the end and a note:\n%.200s…", out)
 	}
 	if len(out) > bashKept+500 {

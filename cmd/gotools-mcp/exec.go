@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/internal/childenv"
+	"github.com/bridle-dev/bridle/internal/clip"
 	"github.com/bridle-dev/bridle/sandbox"
 )
 
@@ -214,76 +215,14 @@ func execute(ctx context.Context, c command) (outcome, error) {
 	return o, nil
 }
 
-// capture keeps the start and the end of a stream that may be far longer
-// than anyone should read, and counts what it left out.
-type capture struct {
-	limit int // bytes kept; 0 means defaultCapture
-	mu    sync.Mutex
-	head  []byte
-	tail  []byte
-	total int64
-}
+// capture keeps the start and the end of a program's output.
+type capture = clip.Capture
 
-const defaultCapture = 32 << 10
+// defaultCapture is what a capture keeps of a stream when its Limit is 0.
+const defaultCapture = clip.DefaultLimit
 
-func (c *capture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	limit := c.limit
-	if limit == 0 {
-		limit = defaultCapture
-	}
-	headCap, tailCap := limit*3/4, limit-limit*3/4
-	c.total += int64(len(p))
-	rest := p
-	if n := headCap - len(c.head); n > 0 {
-		n = min(n, len(rest))
-		c.head = append(c.head, rest[:n]...)
-		rest = rest[n:]
-	}
-	if len(rest) > 0 {
-		c.tail = append(c.tail, rest...)
-		if over := len(c.tail) - tailCap; over > 0 {
-			c.tail = append(c.tail[:0], c.tail[over:]...)
-		}
-	}
-	return len(p), nil
-}
-
-// String returns what was kept, with a note in the middle when bytes were
-// left out.
-func (c *capture) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	kept := int64(len(c.head) + len(c.tail))
-	if kept == c.total {
-		return strings.ToValidUTF8(string(c.head)+string(c.tail), "\uFFFD")
-	}
-	return fmt.Sprintf("%s\n… %s left out …\n%s",
-		strings.ToValidUTF8(string(c.head), "\uFFFD"), size(c.total-kept),
-		strings.ToValidUTF8(string(c.tail), "\uFFFD"))
-}
-
-// Truncated reports whether bytes were left out.
-func (c *capture) Truncated() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return int64(len(c.head)+len(c.tail)) != c.total
-}
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// size says a number of bytes the way a person reads it.
+func size(n int64) string { return clip.Size(n) }
 
 // errNoGo reports a machine without the go command.
 var errNoGo = errors.New("the go command is not on PATH: install Go (https://go.dev/dl) and restart the server")

@@ -30,19 +30,6 @@ func TestRelocate(t *testing.T) {
 	}
 }
 
-func TestCaptureKeepsTheStartAndTheEnd(t *testing.T) {
-	c := &capture{limit: 8}
-	c.Write([]byte("abcdef"))
-	if c.Truncated() || c.String() != "abcdef" {
-		t.Fatalf("short output: %q, truncated %v", c.String(), c.Truncated())
-	}
-	c.Write([]byte("ghijklmnopqrstuvwxyz"))
-	want := "abcdef\n… 18 bytes left out …\nyz"
-	if !c.Truncated() || c.String() != want {
-		t.Errorf("long output: %q, want %q", c.String(), want)
-	}
-}
-
 func TestCallTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

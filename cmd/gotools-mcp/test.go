@@ -204,7 +204,7 @@ func (r *testRun) line(b []byte) {
 	case "build-output":
 		c := r.build[e.ImportPath]
 		if c == nil {
-			c = &capture{limit: 16 << 10}
+			c = &capture{Limit: 16 << 10}
 			r.build[e.ImportPath] = c
 		}
 		c.Write([]byte(e.Output))
@@ -217,7 +217,7 @@ func (r *testRun) line(b []byte) {
 	}
 	pkg := r.byPkg[e.Package]
 	if pkg == nil {
-		pkg = &pkgResult{name: e.Package, output: &capture{limit: 8 << 10}}
+		pkg = &pkgResult{name: e.Package, output: &capture{Limit: 8 << 10}}
 		r.byPkg[e.Package] = pkg
 		r.pkgs = append(r.pkgs, pkg)
 	}
@@ -241,7 +241,7 @@ func (r *testRun) line(b []byte) {
 	key := [2]string{e.Package, e.Test}
 	t := r.byKey[key]
 	if t == nil {
-		t = &testCase{pkg: e.Package, name: e.Test, state: "run", output: &capture{limit: 8 << 10}}
+		t = &testCase{pkg: e.Package, name: e.Test, state: "run", output: &capture{Limit: 8 << 10}}
 		r.byKey[key] = t
 		r.tests = append(r.tests, t)
 	}
