@@ -107,3 +107,28 @@ func unwrapPathError(err error) error {
 	}
 	return err
 }
+
+// writePrivate replaces the file at path with data as one step: it writes a
+// temporary file named by pattern in the same folder (made 0700 if need be),
+// which os.CreateTemp makes 0600 so no one else can read it, then renames it
+// over path. A failure leaves the old file as it was.
+func writePrivate(path, pattern string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}

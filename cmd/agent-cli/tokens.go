@@ -123,25 +123,7 @@ func (f *fileTokens) write(m map[string]*mcp.Token) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.path), ".mcp-tokens-*")
-	if err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600: it is never readable by others.
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), f.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return writePrivate(f.path, ".mcp-tokens-*", append(data, '\n'))
 }
 
 func (f *fileTokens) LoadToken(_ context.Context, resource string) (*mcp.Token, error) {
