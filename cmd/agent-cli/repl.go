@@ -160,13 +160,12 @@ func (s *session) command(ctx context.Context, name, arg string) (done bool) {
 	case "cost":
 		s.ui.notice("this conversation: %s", usageLine(s.agent.Usage()))
 	case "compact":
-		c, err := s.agent.Compact(ctx)
-		if err != nil {
+		// The agent's EventCompacted says what was freed.
+		if _, err := s.agent.Compact(ctx); err != nil {
 			s.ui.failure(err)
 			return false
 		}
 		s.save()
-		s.ui.notice("compacted: %s replaced by a summary; the next request is about %s tokens instead of %s", plural(c.Messages, "message"), count(c.After), count(c.Before))
 	case "rewind":
 		n := 1
 		if arg != "" {

@@ -157,6 +157,12 @@ func (u *ui) event(ev agent.Event) {
 	case agent.EventRetrying:
 		u.lineLocked("%s", u.paint(yellow, fmt.Sprintf("retrying in %s (%s)", roundWait(ev.Retry.Wait), inert.Line(ev.Retry.Reason))))
 		u.startSpinLocked()
+	case agent.EventCompacted:
+		// Both /compact and a run that would not fit otherwise come here.
+		c := ev.Compaction
+		u.flushMarkdownLocked()
+		u.lineLocked("%s", u.paint(dim, fmt.Sprintf("compacted: %s replaced by a summary, freeing about %s tokens; the next request is about %s tokens instead of %s",
+			plural(c.Messages, "message"), count(c.Freed()), count(c.After), count(c.Before))))
 	case agent.EventStep:
 		u.flushMarkdownLocked()
 		u.endStepLocked()
