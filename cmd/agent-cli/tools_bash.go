@@ -99,11 +99,11 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 		}
 		status = "sandbox: on (no network; writes only inside the working folder and a private /tmp; home folders hidden)"
 	}
-	ownGroup(cmd)
+	sandbox.OwnGroup(cmd)
 	var stopped atomic.Bool
 	cmd.Cancel = func() error {
 		stopped.Store(true)
-		killGroup(cmd.Process.Pid)
+		sandbox.KillGroup(cmd.Process.Pid)
 		return nil
 	}
 	cmd.WaitDelay = bashGrace
@@ -137,7 +137,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 			n, err := r.Read(buf)
 			if n > 0 {
 				if out.Total()+int64(n) > bashFlood && !flooded.Swap(true) {
-					killGroup(pid)
+					sandbox.KillGroup(pid)
 				}
 				out.Write(buf[:n])
 			}
@@ -150,7 +150,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 	// The shell is gone; what it started may not be. The reaper takes what
 	// left the group, then the group goes.
 	end()
-	killGroup(pid)
+	sandbox.KillGroup(pid)
 	select {
 	case <-done:
 	case <-time.After(bashGrace):

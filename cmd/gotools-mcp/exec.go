@@ -83,13 +83,13 @@ func execute(ctx context.Context, c command) (outcome, error) {
 			return outcome{}, err
 		}
 	}
-	ownGroup(cmd)
+	sandbox.OwnGroup(cmd)
 	// A program past its limit gets no gentler end than its group killed:
 	// it is either stuck or ignoring us, and its children go with it.
 	var stopped atomic.Bool
 	cmd.Cancel = func() error {
 		stopped.Store(true)
-		killGroup(cmd.Process.Pid)
+		sandbox.KillGroup(cmd.Process.Pid)
 		return nil
 	}
 	cmd.WaitDelay = grace
@@ -157,7 +157,7 @@ func execute(ctx context.Context, c command) (outcome, error) {
 				if n > 0 {
 					if c.maxOutput > 0 && total.Add(int64(n)) > c.maxOutput {
 						if !flooded.Swap(true) {
-							killGroup(pid)
+							sandbox.KillGroup(pid)
 						}
 						// Keep reading so the writer is not blocked;
 						// the group is dead or dying.
@@ -183,7 +183,7 @@ func execute(ctx context.Context, c command) (outcome, error) {
 	// what was handed to it (left behind, or even out of the group) and
 	// reaps it; then the group goes, for what the reaper cannot see.
 	end()
-	killGroup(pid)
+	sandbox.KillGroup(pid)
 
 	done := make(chan struct{})
 	go func() {
