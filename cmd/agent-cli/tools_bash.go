@@ -99,13 +99,7 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 		}
 		status = "sandbox: on (no network; writes only inside the working folder and a private /tmp; home folders hidden)"
 	}
-	sandbox.OwnGroup(cmd)
-	var stopped atomic.Bool
-	cmd.Cancel = func() error {
-		stopped.Store(true)
-		sandbox.KillGroup(cmd.Process.Pid)
-		return nil
-	}
+	stopped := sandbox.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = bashGrace
 
 	r, w, err := os.Pipe()
@@ -171,9 +165,9 @@ func (s *shell) run(ctx context.Context, in bashArgs) (string, error) {
 	switch {
 	case flooded.Load():
 		failure = fmt.Sprintf("stopped: it wrote more than %d MB (the command and everything it started were killed)", bashFlood>>20)
-	case stopped.Load() && ctx.Err() != nil:
+	case stopped() && ctx.Err() != nil:
 		failure = "cancelled (the command and everything it started were killed)"
-	case stopped.Load():
+	case stopped():
 		failure = fmt.Sprintf("stopped at the time limit of %s (the command and everything it started were killed): give a larger timeout_seconds, or run less at once", timeout)
 	case code != 0:
 		failure = fmt.Sprintf("exit code %d", code)

@@ -60,17 +60,9 @@ func findTools(w *workdir) []tool.Tool {
 }
 
 func (w *workdir) listFiles(ctx context.Context, in listFilesArgs) (string, error) {
-	p := in.Path
-	if strings.TrimSpace(p) == "" {
-		p = "."
-	}
-	rel, err := w.resolve(p)
+	rel, fi, err := w.statArg(in.Path)
 	if err != nil {
 		return "", err
-	}
-	fi, err := w.root.Stat(rel)
-	if err != nil {
-		return "", fileError(rel, err)
 	}
 	if !fi.IsDir() {
 		return "", fmt.Errorf("%s is a file, not a folder: use read_file to read it", rel)
@@ -261,17 +253,9 @@ func (w *workdir) grep(ctx context.Context, in grepArgs) (string, error) {
 		}
 		return matchSegments(include, strings.Split(name, "/"))
 	}
-	p := in.Path
-	if strings.TrimSpace(p) == "" {
-		p = "."
-	}
-	rel, err := w.resolve(p)
+	rel, fi, err := w.statArg(in.Path)
 	if err != nil {
 		return "", err
-	}
-	fi, err := w.root.Stat(rel)
-	if err != nil {
-		return "", fileError(rel, err)
 	}
 
 	g := &grepper{w: w, re: re, multi: multiLine(in.Pattern)}
@@ -489,4 +473,21 @@ func codingSummary(c agent.Call) string {
 		first += " in " + a.Path
 	}
 	return " " + inert.Line(first)
+}
+
+// statArg resolves a path argument of a tool, empty meaning the working
+// folder, and says what is there.
+func (w *workdir) statArg(p string) (string, fs.FileInfo, error) {
+	if strings.TrimSpace(p) == "" {
+		p = "."
+	}
+	rel, err := w.resolve(p)
+	if err != nil {
+		return "", nil, err
+	}
+	fi, err := w.root.Stat(rel)
+	if err != nil {
+		return "", nil, fileError(rel, err)
+	}
+	return rel, fi, nil
 }

@@ -83,15 +83,9 @@ func execute(ctx context.Context, c command) (outcome, error) {
 			return outcome{}, err
 		}
 	}
-	sandbox.OwnGroup(cmd)
 	// A program past its limit gets no gentler end than its group killed:
 	// it is either stuck or ignoring us, and its children go with it.
-	var stopped atomic.Bool
-	cmd.Cancel = func() error {
-		stopped.Store(true)
-		sandbox.KillGroup(cmd.Process.Pid)
-		return nil
-	}
+	stopped := sandbox.KillGroupOnCancel(cmd)
 	cmd.WaitDelay = grace
 
 	outR, outW, err := os.Pipe()
@@ -205,7 +199,7 @@ func execute(ctx context.Context, c command) (outcome, error) {
 	}
 
 	o := outcome{exitCode: cmd.ProcessState.ExitCode(), flooded: flooded.Load()}
-	if !o.flooded && stopped.Load() {
+	if !o.flooded && stopped() {
 		if ctx.Err() != nil {
 			o.cancelled = true
 		} else {
