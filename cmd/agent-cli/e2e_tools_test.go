@@ -24,16 +24,12 @@ func TestEndToEndCodingTools(t *testing.T) {
 	))
 	defer srv.Close()
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		".gitignore":              "/dist/\n",
 		"cmd/app/main.go":         "package main\n\n// TODO: flags\nfunc main() {}\n",
 		"dist/bundle.go":          "// TODO built\n",
 		"node_modules/x/index.js": "x\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o644)
-	}
+	})
 	res := runAgent(t, bin, invocation{args: []string{"--autonomy", "auto", "look around"}, dir: dir, env: modelEnv(srv, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY")})
 	if res.code != 0 || res.stdout != "Looked.\n" {
 		t.Fatalf("exit %d, stdout %q\nstderr:\n%s", res.code, res.stdout, res.stderr)

@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -25,15 +23,11 @@ func TestCodingToolsOnATerminal(t *testing.T) {
 	))
 	defer srv.Close()
 	dir := t.TempDir()
-	for name, content := range map[string]string{
+	writeTree(t, dir, map[string]string{
 		".gitignore":      "/dist/\n",
 		"cmd/app/main.go": "package main\n\n// TODO: flags\nfunc main() {}\n",
 		"dist/bundle.go":  "// TODO built\n",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(content), 0o644)
-	}
+	})
 	c := startConsole(t, invocation{args: []string{"look around"}, dir: dir, env: append(modelEnv(srv, "anthropic", llm.Anthropic, "ANTHROPIC_API_KEY"), "NO_COLOR=1")})
 	// bash asks, showing the command as code.
 	c.waitFor("  bash\r\n  command:\r\n  │ echo from-bash\r\n")

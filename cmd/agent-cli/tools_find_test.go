@@ -31,15 +31,7 @@ func newProject(t *testing.T) *workdir {
 		"docs/readme.md":            "Nothing to do here.\n",
 		"docs/deep/deeper/notes.md": "TODO deep\n",
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTree(t, dir, files)
 	w, err := openWorkdir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -309,4 +301,18 @@ func FuzzGrepWholeFileSearch(f *testing.F) {
 			t.Fatalf("%q in %q: whole-file search found\n%s\nline by line\n%s", pattern, data, got, want)
 		}
 	})
+}
+
+// writeTree writes files (slash-separated paths to contents) under dir.
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
